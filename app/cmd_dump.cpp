@@ -1,0 +1,93 @@
+// `sparksave dump [--json] [--offsets] [--select PATH] FILE` (CLI.md): everything in a file,
+// as a text tree for people or as lossless JSON that keeps every byte of the file.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "sparksave/node_path.hpp"
+#include "sparksave/print.hpp"
+
+#include <fmt/format.h>
+
+namespace sparksave::app {
+
+namespace {
+
+struct DumpOptions {
+    std::string file;
+    bool json = false;
+    bool offsets = false;
+    std::string select;
+};
+
+// Reports the file's errors after what could be dumped; true when there were any.
+bool report_errors(const std::string& path, const Findings& findings) {
+    for (const auto& f : findings.items())
+        if (f.severity == Severity::error) message(show_path(path), describe_finding(f, color_stderr()));
+    if (findings.dropped()) message(show_path(path), fmt::format("... and {} more findings", findings.dropped()));
+    return findings.has_errors();
+}
+
+int run_dump(const DumpOptions& o) {
+    if (o.json && o.offsets) {
+        message("--offsets shows offsets in the text tree; it cannot be combined with --json");
+        return k_exit_trouble;
+    }
+    std::optional<NodePath> select;
+    if (!o.select.empty()) {
+        auto parsed = NodePath::parse(o.select);
+        if (!parsed) {
+            message(parsed.error().message);
+            return k_exit_trouble;
+        }
+        select = std::move(*parsed);
+    }
+    Loaded loaded = load_input(o.file);
+    if (!loaded.input) {
+        message(show_path(o.file), loaded.error.message);
+        return loaded.exit_code;
+    }
+    const Input& in = *loaded.input;
+    Parsed parsed = in.format->read(in.source, ReadOptions{});
+    const Document& doc = parsed.doc;
+
+    NodeId node = doc.root();
+    if (select) {
+        auto found = resolve(doc, *select);
+        if (!found) {
+            if (report_errors(in.path, parsed.findings)) return k_exit_finding;
+            message(show_path(in.path), found.error().message);
+            return k_exit_trouble;
+        }
+        node = *found;
+    }
+
+    std::string text;
+    if (o.json) {
+        if (select)
+            print_json_subtree(doc, node, text);
+        else
+            in.format->to_json(doc, text);
+    } else {
+        if (!select) text = fmt::format("format: {}\nversion: {}\n", in.format->name, doc.version());
+        print_text(doc, node, select ? select->str() : std::string(), PrintOptions{o.offsets}, text);
+    }
+    out(text);
+    out_flush();
+    return report_errors(in.path, parsed.findings) ? k_exit_finding : k_exit_ok;
+}
+
+} // namespace
+
+void setup_dump(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<DumpOptions>();
+    CLI::App* cmd = app.add_subcommand("dump", "Show everything in a save: a text tree, or lossless JSON");
+    cmd->add_option("FILE", o->file, "The save file; - reads standard input")->required();
+    cmd->add_flag("--json", o->json, "Lossless JSON that keeps every byte (schema: man sparksave-dump)");
+    cmd->add_flag("--offsets", o->offsets, "Show each node's byte offset and length (@0x1c+9) in the text tree");
+    cmd->add_option("--select", o->select, "Only the subtree at this node path, e.g. entities[0].Transform or customState[\"a.b\"]");
+    cmd->footer("A damaged file dumps what could be read, then reports the error (exit 1).\n"
+                "Exit status: 0 dumped, 1 the file is invalid, 2 bad usage or unreadable file.");
+    cmd->callback([o, &exit_code] { exit_code = run_dump(*o); });
+}
+
+} // namespace sparksave::app

@@ -1,0 +1,167 @@
+// `sparksave verify [--json] [--quiet] [--strict] [--jobs N] PATH...` (CLI.md): is this save
+// intact, and will the engine load it?
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "sparksave/json_out.hpp"
+#include "sparksave/escape.hpp"
+
+#include <fmt/format.h>
+
+namespace sparksave::app {
+
+namespace {
+
+struct VerifyOptions {
+    std::vector<std::string> paths;
+    bool json = false;
+    bool quiet = false;
+    bool strict = false;
+    unsigned jobs = 0;
+};
+
+struct FileResult {
+    std::string path;
+    const FormatInfo* format = nullptr;
+    Summary summary;
+    bool ok = false;
+    bool unreadable = false;
+    Error load_error;
+};
+
+void append_json_finding(std::string& line, const Error& f) {
+    line += "{\"severity\": ";
+    append_json_string(line, severity_name(f.severity));
+    line += ", \"code\": ";
+    append_json_string(line, code_name(f.code));
+    line += ", \"message\": ";
+    append_json_string(line, f.message);
+    line += ", \"offset\": ";
+    line += f.has_offset() ? std::to_string(f.offset) : "null";
+    if (f.line != 0) line += fmt::format(", \"line\": {}, \"column\": {}", f.line, f.column);
+    line += ", \"path\": ";
+    append_json_string(line, f.path);
+    line += '}';
+}
+
+std::string json_line(const FileResult& r) {
+    std::string line = "{\"path\": ";
+    append_json_bytes(line, r.path);
+    line += ", \"format\": ";
+    if (r.format)
+        append_json_string(line, r.format->name);
+    else
+        line += "null";
+    line += ", \"version\": ";
+    line += r.format && r.summary.version_known ? std::to_string(r.summary.version) : "null";
+    line += ", \"ok\": ";
+    line += r.ok ? "true" : "false";
+    if (r.summary.checksum) line += fmt::format(", \"checksum\": \"{:#010x}\"", *r.summary.checksum);
+    line += ", \"findings\": [";
+    bool first = true;
+    auto add = [&](const Error& f) {
+        if (!first) line += ", ";
+        first = false;
+        append_json_finding(line, f);
+    };
+    if (!r.format || r.unreadable) add(r.load_error);
+    for (const auto& f : r.summary.findings.items()) add(f);
+    line += "]";
+    if (r.summary.findings.dropped())
+        line += fmt::format(", \"findingsNotShown\": {}", r.summary.findings.dropped());
+    line += "}\n";
+    return line;
+}
+
+std::string text_lines(const FileResult& r, const VerifyOptions& o, bool color) {
+    std::string text;
+    const bool has_findings = !r.summary.findings.items().empty();
+    if (o.quiet && r.ok) return text;
+    text += r.ok ? paint(Style::ok, "OK  ", color) : paint(Style::fail, "FAIL", color);
+    text += "  ";
+    text += show_path(r.path);
+    if (!r.format || r.unreadable) {
+        text += ": " + r.load_error.message + "\n";
+        return text;
+    }
+    text += fmt::format(": {}", r.format->name);
+    if (r.summary.version_known) text += fmt::format(" v{}", r.summary.version);
+    if (r.summary.checksum) text += fmt::format(", crc32 {:#010x}", *r.summary.checksum);
+    text += '\n';
+    if (has_findings) {
+        for (const auto& f : r.summary.findings.items()) {
+            if (o.quiet && f.severity == Severity::warning && !o.strict) continue;
+            text += "      " + describe_finding(f, color) + "\n";
+        }
+        if (r.summary.findings.dropped())
+            text += fmt::format("      ... and {} more findings not shown\n", r.summary.findings.dropped());
+    }
+    return text;
+}
+
+int run_verify(const VerifyOptions& o) {
+    FileList list = collect_files(o.paths);
+    std::vector<FileResult> results(list.files.size());
+    const bool color = color_stdout() && !o.json;
+    std::size_t ok = 0, failed = 0, unreadable = list.errors;
+    Progress progress("verifying", list.files.size());
+    parallel_for_ordered(
+        list.files.size(), o.jobs,
+        [&](std::size_t i) {
+            FileResult& r = results[i];
+            r.path = list.files[i].path;
+            Loaded loaded = load_input(r.path);
+            if (!loaded.input) {
+                r.load_error = loaded.error;
+                r.unreadable = loaded.exit_code == k_exit_trouble;
+                return;
+            }
+            r.format = loaded.input->format;
+            r.summary = r.format->summarize(loaded.input->source->view());
+            r.ok = !r.summary.findings.has_errors() &&
+                   !(o.strict && r.summary.findings.warning_count() > 0);
+        },
+        [&](std::size_t i) {
+            FileResult& r = results[i];
+            progress.step(r.path);
+            if (r.unreadable) {
+                ++unreadable;
+                progress.clear();
+                message(show_path(r.path), r.load_error.message);
+                if (o.json) out(json_line(r));
+            } else {
+                (r.ok ? ok : failed)++;
+                progress.clear();
+                out(o.json ? json_line(r) : text_lines(r, o, color));
+            }
+            r = FileResult{}; // release the summary once printed
+        });
+    progress.clear();
+    const std::size_t total = list.files.size() + list.errors;
+    if (!o.json && (total > 1 || list.skipped > 0 || o.paths.size() > 1)) {
+        std::string line = fmt::format("{} {}: {} OK, {} FAIL", list.files.size(),
+                                       list.files.size() == 1 ? "file" : "files", ok, failed);
+        if (unreadable) line += fmt::format(", {} unreadable", unreadable);
+        if (list.skipped) line += fmt::format(", {} skipped (no known format)", list.skipped);
+        out(line + "\n");
+    }
+    out_flush();
+    if (unreadable) return k_exit_trouble;
+    return failed ? k_exit_finding : k_exit_ok;
+}
+
+} // namespace
+
+void setup_verify(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<VerifyOptions>();
+    CLI::App* cmd = app.add_subcommand("verify", "Check every rule of each file's format and version: is it intact, will the engine load it?");
+    cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively); - reads standard input")->required();
+    cmd->add_flag("--json", o->json, "One JSON object per file (JSON Lines): path, format, version, ok, checksum, findings");
+    cmd->add_flag("-q,--quiet", o->quiet, "Print failing files only");
+    cmd->add_flag("--strict", o->strict, "Warnings fail a file too");
+    cmd->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: one per core)")->check(CLI::Range(0u, 1024u));
+    cmd->footer("Exit status: 0 every file is OK, 1 a file is not, 2 a path cannot be read.");
+    cmd->callback([o, &exit_code] { exit_code = run_verify(*o); });
+}
+
+} // namespace sparksave::app

@@ -1,0 +1,12 @@
+// The subcommands: each file cmd_<name>.cpp adds its subcommand to the app and runs it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace sparksave::app {
+
+void setup_info(CLI::App& app, int& exit_code);
+void setup_dump(CLI::App& app, int& exit_code);
+void setup_verify(CLI::App& app, int& exit_code);
+
+} // namespace sparksave::app

@@ -1,0 +1,286 @@
+// Shared plumbing of the subcommands.
+#include "common.hpp"
+
+#include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace sparksave::app {
+
+GlobalOptions& globals() {
+    static GlobalOptions options;
+    return options;
+}
+
+void add_global_options(CLI::App& app) {
+    std::vector<std::string> names;
+    for (const auto& f : format_table()) names.emplace_back(f.name);
+    app.add_option("--color", globals().color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->default_str("auto");
+    app.add_option("--input-format", globals().input_format,
+                   "Read inputs as this format instead of detecting it from their content: " + format_names())
+        ->check(CLI::IsMember(names));
+}
+
+const FormatInfo* forced_format() {
+    if (globals().input_format.empty()) return nullptr;
+    return format_by_name(globals().input_format);
+}
+
+namespace {
+
+std::string& out_buffer() {
+    static std::string buffer;
+    return buffer;
+}
+
+constexpr std::size_t k_out_block = 1 << 20;
+
+void write_stdout(std::string_view text) {
+    while (!text.empty()) {
+        ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. End quietly on
+            // a closed pipe; report anything else.
+            if (errno != EPIPE) std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n", std::strerror(errno));
+            std::_Exit(errno == EPIPE ? k_exit_ok : k_exit_trouble);
+        }
+        text.remove_prefix(static_cast<std::size_t>(n));
+    }
+}
+
+bool want_color(int fd) {
+    const std::string& mode = globals().color;
+    if (mode == "always") return true;
+    if (mode == "never") return false;
+    const char* no_color = std::getenv("NO_COLOR");
+    if (no_color && *no_color) return false;
+    return ::isatty(fd) == 1;
+}
+
+} // namespace
+
+void out(std::string_view text) {
+    std::string& b = out_buffer();
+    b.append(text);
+    if (b.size() >= k_out_block) out_flush();
+}
+
+void out_flush() {
+    std::string& b = out_buffer();
+    write_stdout(b);
+    b.clear();
+}
+
+bool color_stdout() { return want_color(STDOUT_FILENO); }
+bool color_stderr() { return want_color(STDERR_FILENO); }
+
+std::string paint(Style style, std::string_view text, bool enabled) {
+    if (!enabled) return std::string(text);
+    std::string_view code;
+    switch (style) {
+    case Style::ok: code = "32"; break;
+    case Style::fail: code = "1;31"; break;
+    case Style::error: code = "31"; break;
+    case Style::warning: code = "33"; break;
+    case Style::added: code = "32"; break;
+    case Style::removed: code = "31"; break;
+    case Style::changed: code = "33"; break;
+    case Style::dim: code = "2"; break;
+    }
+    return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
+}
+
+void message(std::string_view path, std::string_view text) {
+    out_flush(); // keep stdout and stderr in order on a shared terminal
+    std::string line = fmt::format("sparksave: {}: {}\n", path, text);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+}
+
+void message(std::string_view text) {
+    out_flush();
+    std::string line = fmt::format("sparksave: {}\n", text);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+}
+
+std::string show_path(std::string_view path) { return display(path); }
+
+std::string describe_finding(const Error& f, bool color) {
+    Style style = f.severity == Severity::error ? Style::error : Style::warning;
+    return paint(style, severity_name(f.severity), color) + ": " + f.describe();
+}
+
+Loaded load_input(const std::string& path) {
+    Loaded result;
+    const FormatInfo* format = forced_format();
+    std::uint64_t limit = 0;
+    if (format) {
+        limit = format->max_file_size;
+    } else if (path != "-") {
+        auto head = read_head(path, k_detect_bytes);
+        if (!head) {
+            result.error = head.error();
+            result.exit_code = k_exit_trouble;
+            return result;
+        }
+        std::error_code ec;
+        if (fs::is_directory(path, ec)) {
+            result.error = make_error(ErrorCode::io_error, "is a directory");
+            result.exit_code = k_exit_trouble;
+            return result;
+        }
+        format = detect_format(*head);
+        if (!format) {
+            result.error = make_error(ErrorCode::unknown_format, "not a save file of any known format (" + format_names() + ")");
+            result.exit_code = k_exit_finding;
+            return result;
+        }
+        limit = format->max_file_size;
+    } else {
+        for (const auto& f : format_table()) limit = std::max(limit, f.max_file_size);
+    }
+    auto source = read_file(path, limit);
+    if (!source) {
+        result.error = source.error();
+        result.exit_code = source.error().code == ErrorCode::too_large ? k_exit_finding : k_exit_trouble;
+        return result;
+    }
+    if (!format) {
+        format = detect_format((*source)->view().substr(0, k_detect_bytes));
+        if (!format) {
+            result.error = make_error(ErrorCode::unknown_format, "not a save file of any known format (" + format_names() + ")");
+            result.exit_code = k_exit_finding;
+            return result;
+        }
+    }
+    result.input = Input{path, std::move(*source), format};
+    return result;
+}
+
+FileList collect_files(const std::vector<std::string>& paths) {
+    FileList list;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (path == "-" || !fs::is_directory(path, ec)) {
+            list.files.push_back({path, false});
+            continue;
+        }
+        std::vector<std::string> found;
+        fs::recursive_directory_iterator it(path, fs::directory_options::none, ec), end;
+        if (ec) {
+            message(show_path(path), "cannot read the directory: " + ec.message());
+            ++list.errors;
+            continue;
+        }
+        for (; it != end; it.increment(ec)) {
+            if (ec) {
+                message(show_path(path), "cannot read the directory: " + ec.message());
+                ++list.errors;
+                break;
+            }
+            std::error_code sec;
+            if (!it->is_regular_file(sec)) continue;
+            found.push_back(it->path().string());
+        }
+        std::sort(found.begin(), found.end());
+        for (auto& file : found) {
+            if (!forced_format()) {
+                auto head = read_head(file, k_detect_bytes);
+                if (!head) {
+                    message(show_path(file), head.error().message);
+                    ++list.errors;
+                    continue;
+                }
+                if (!detect_format(*head)) {
+                    ++list.skipped;
+                    continue;
+                }
+            }
+            list.files.push_back({std::move(file), true});
+        }
+    }
+    return list;
+}
+
+Progress::Progress(std::string_view verb, std::size_t total)
+    : verb_(verb), total_(total), enabled_(total >= 20 && ::isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() { clear(); }
+
+void Progress::step(std::string_view path) {
+    ++done_;
+    if (!enabled_) return;
+    if (done_ % 16 != 0 && done_ != total_) return;
+    std::string shown = display(path);
+    if (shown.size() > 50) shown = "..." + shown.substr(shown.size() - 47);
+    std::string line = fmt::format("\r\x1b[K{} {}/{} {}", verb_, done_, total_, shown);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+    shown_ = true;
+}
+
+void Progress::clear() {
+    if (!shown_) return;
+    std::fputs("\r\x1b[K", stderr);
+    std::fflush(stderr);
+    shown_ = false;
+}
+
+void parallel_for_ordered(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& work,
+                          const std::function<void(std::size_t)>& done) {
+    if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+    jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, count));
+    if (jobs <= 1) {
+        for (std::size_t i = 0; i < count; ++i) {
+            work(i);
+            done(i);
+        }
+        return;
+    }
+    std::atomic<std::size_t> next{0};
+    std::vector<char> ready(count, 0);
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::vector<std::thread> threads;
+    threads.reserve(jobs);
+    for (unsigned t = 0; t < jobs; ++t) {
+        threads.emplace_back([&] {
+            for (;;) {
+                std::size_t i = next.fetch_add(1);
+                if (i >= count) return;
+                work(i);
+                {
+                    std::lock_guard lock(mutex);
+                    ready[i] = 1;
+                }
+                cv.notify_all();
+            }
+        });
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        std::unique_lock lock(mutex);
+        cv.wait(lock, [&] { return ready[i] != 0; });
+        lock.unlock();
+        done(i);
+    }
+    for (auto& t : threads) t.join();
+}
+
+} // namespace sparksave::app

@@ -1,0 +1,121 @@
+// Reading a `.spark_save` into the Document tree (layout of the tree: spec.hpp).
+#include "reader.hpp"
+
+#include "sparksave/spark_save.hpp"
+
+namespace sparksave::spark_save {
+
+namespace {
+
+// Builds the tree of spec.hpp from the reader's events. Names and values reference the file
+// buffer; the fixed node names are interned once.
+class TreeSink {
+  public:
+    explicit TreeSink(Document& doc)
+        : doc_(doc), b_(doc), metadata_(doc.text(k_metadata)), entities_(doc.text(k_entities)),
+          custom_state_(doc.text(k_custom_state)), trailing_(doc.text(k_trailing)),
+          checksum_(doc.text(k_checksum)), position_(doc.text(k_position)) {}
+
+    void on_header(std::uint32_t version) { doc_.set_version(version); }
+
+    void on_metadata(std::string_view block, std::size_t offset, const Metadata& meta) {
+        b_.open(NodeKind::object, metadata_, span(offset, block.size()), doc_.ref(block));
+        NodeId position = k_no_node;
+        for (std::size_t i = 0; i < meta.count; ++i) {
+            const MetaField& f = meta.fields[i];
+            if (f.in_position && position == k_no_node) {
+                position = b_.open(NodeKind::object, position_, span(f.offset, 0));
+            } else if (!f.in_position && position != k_no_node) {
+                close_at(meta.fields[i - 1].offset + meta.fields[i - 1].text.size());
+                position = k_no_node;
+            }
+            b_.add(NodeKind::scalar, name_of(f), doc_.ref(f.text), span(f.offset, f.text.size()),
+                   f.type);
+        }
+        if (position != k_no_node) {
+            const MetaField& last = meta.fields[meta.count - 1];
+            close_at(last.offset + last.text.size());
+        }
+        b_.close();
+    }
+
+    void on_entities_begin(std::uint32_t, std::size_t offset) {
+        b_.open(NodeKind::list, entities_, span(offset, 0));
+    }
+    void on_entity(std::string_view name, std::size_t offset, std::uint32_t) {
+        b_.open(NodeKind::object, doc_.ref(name), span(offset, 0));
+    }
+    void on_component(std::string_view type, std::size_t offset) {
+        b_.open(NodeKind::object, doc_.ref(type), span(offset, 0));
+    }
+    void on_property(std::string_view key, std::string_view value, std::size_t offset,
+                     std::size_t end) {
+        b_.add(NodeKind::scalar, doc_.ref(key), doc_.ref(value), span(offset, end - offset),
+               ValueType::string);
+    }
+    void on_component_end(std::size_t end) { close_at(end); }
+    void on_entity_end(std::size_t end) { close_at(end); }
+    void on_entities_end(std::size_t end) { close_at(end); }
+
+    void on_custom_state_begin(bool present, std::uint32_t declared, std::size_t offset) {
+        NodeId id = b_.open(NodeKind::object, custom_state_, span(offset, 0));
+        if (!present) doc_.node(id).flags |= k_flag_absent;
+        declared_ = declared;
+    }
+    void on_pair(std::string_view key, std::string_view value, std::size_t offset,
+                 std::size_t end) {
+        b_.add(NodeKind::scalar, doc_.ref(key), doc_.ref(value), span(offset, end - offset),
+               ValueType::string);
+    }
+    void on_custom_state_end(std::size_t end, std::uint32_t complete) {
+        NodeId id = b_.current();
+        if (!(doc_.node(id).flags & k_flag_absent) && complete != declared_)
+            doc_.node(id).value = doc_.text(std::to_string(declared_));
+        close_at(end);
+    }
+    void on_trailing(std::string_view bytes, std::size_t offset) {
+        b_.add(NodeKind::bytes, trailing_, doc_.ref(bytes), span(offset, bytes.size()));
+    }
+    void on_checksum(std::uint32_t stored, std::size_t offset) {
+        b_.add(NodeKind::scalar, checksum_, doc_.text(fmt::format("{:#010x}", stored)),
+               span(offset, 4), ValueType::unsigned_integer);
+    }
+
+  private:
+    static Span span(std::size_t offset, std::size_t length) {
+        return Span{static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length)};
+    }
+    void close_at(std::size_t end) {
+        Node& n = doc_.node(b_.current());
+        n.span.length = static_cast<std::uint32_t>(end - n.span.offset);
+        b_.close();
+    }
+    Str name_of(const MetaField& f) {
+        for (auto& [name, str] : field_names_)
+            if (name == f.name) return str;
+        field_names_.emplace_back(f.name, doc_.text(f.name));
+        return field_names_.back().second;
+    }
+
+    Document& doc_;
+    TreeBuilder b_;
+    Str metadata_, entities_, custom_state_, trailing_, checksum_, position_;
+    std::vector<std::pair<std::string_view, Str>> field_names_;
+    std::uint32_t declared_ = 0;
+};
+
+} // namespace
+
+bool detect(std::string_view head) noexcept { return head.starts_with(k_magic); }
+
+Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
+    std::string_view bytes = source ? source->view() : std::string_view{};
+    Parsed out{Document(FormatId::spark_save, 0, std::move(source)), {}};
+    TreeSink sink(out.doc);
+    Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage);
+    reader.run();
+    out.doc.set_version(reader.version());
+    return out;
+}
+
+} // namespace sparksave::spark_save

@@ -1,0 +1,764 @@
+// The `.spark_save` reader: one pass over the bytes that applies every rule of FORMATS.md 1.4
+// and 1.5 for the file's version and reports what it reads to a Sink. The tree builder, the
+// summary used by `info`/`verify` and the payload scan are sinks; so every rule lives here, once.
+//
+// A Sink has these members, called in file order (offsets are file offsets):
+//   on_header(version)                       the version the payload is read as
+//   on_metadata(block, offset, const Metadata&)
+//   on_entities_begin(count, offset)
+//   on_entity(name, offset, index)           ... on_entity_end(end)
+//   on_component(type, offset)               ... on_component_end(end)
+//   on_property(key, value, offset, end)
+//   on_entities_end(end)
+//   on_custom_state_begin(present, declared, offset)
+//   on_pair(key, value, offset, end)
+//   on_custom_state_end(end, complete_pairs)
+//   on_trailing(bytes, offset)
+//   on_checksum(stored, offset)
+#pragma once
+
+#include "spec.hpp"
+
+#include "sparksave/bytes.hpp"
+#include "sparksave/crc32.hpp"
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/node_path.hpp"
+
+#include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace sparksave::spark_save {
+
+// One metadata field as the block spells it (1.2). Position's three numbers are three fields
+// named x, y, z with `in_position` set.
+struct MetaField {
+    std::string_view name;
+    std::string_view text; // exact token (a view into the block)
+    std::size_t offset = 0; // file offset of the token
+    ValueType type = ValueType::string;
+    bool in_position = false;
+};
+
+struct Metadata {
+    std::array<MetaField, 13> fields{};
+    std::size_t count = 0;
+    bool complete = false; // every field present and well-formed
+};
+
+// The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
+// version detection).
+inline std::uint32_t crc_as_version4(std::string_view data, std::size_t end) {
+    unsigned char head[8];
+    std::memcpy(head, data.data(), 4);
+    boost::endian::store_little_u32(head + 4, k_current_version);
+    std::uint32_t crc = crc32_update(0, {reinterpret_cast<const char*>(head), 8});
+    return crc32_update(crc, data.substr(8, end - 8));
+}
+
+inline std::uint32_t load_u32(std::string_view data, std::size_t at) {
+    return boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(data.data() + at));
+}
+
+// Finds repeated keys among a component's properties, an entity's components or the custom
+// state. Linear for the usual handful of keys, hashed beyond that.
+class RepeatFinder {
+  public:
+    // Returns the offset of the earlier occurrence of `key`, or nullopt (and remembers it).
+    std::optional<std::size_t> seen(std::string_view key, std::size_t offset) {
+        if (hashed_) {
+            auto [it, inserted] = map_.try_emplace(key, offset);
+            if (inserted) return std::nullopt;
+            return it->second;
+        }
+        for (const auto& [k, off] : small_)
+            if (k == key) return off;
+        small_.emplace_back(key, offset);
+        if (small_.size() > k_linear_limit) {
+            hashed_ = true;
+            map_.reserve(small_.size() * 2);
+            for (const auto& [k, off] : small_) map_.emplace(k, off);
+        }
+        return std::nullopt;
+    }
+    void clear() {
+        small_.clear();
+        if (hashed_) {
+            map_.clear();
+            hashed_ = false;
+        }
+    }
+
+  private:
+    static constexpr std::size_t k_linear_limit = 24;
+    std::vector<std::pair<std::string_view, std::size_t>> small_;
+    std::unordered_map<std::string_view, std::size_t> map_;
+    bool hashed_ = false;
+};
+
+// Parses an integer the way the engine's std::stoi + "nothing after it" check does (1.4
+// Transform parent): optional leading whitespace, optional sign, digits, nothing else.
+inline std::optional<long long> parse_parent_index(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size() && (text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r'))) ++i;
+    if (i < text.size() && text[i] == '+') ++i; // stoi accepts "+5"
+    long long v = 0;
+    auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
+    if (ec != std::errc() || p != text.data() + text.size() || p == text.data() + i) return std::nullopt;
+    if (i > 0 && text[i - 1] == '+' && v < 0) return std::nullopt; // "+-5"
+    if (v < INT32_MIN || v > INT32_MAX) return std::nullopt;        // stoi: out of range
+    return v;
+}
+
+// "1 byte", "2 bytes".
+inline std::string byte_count(std::uint64_t n) { return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes"); }
+
+inline bool is_space(char c) noexcept { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+// Checks one metadata number token as `>>` into the field's type would, strictly: the whole
+// token must be the number. Returns an empty string when it is fine, else what was expected.
+inline std::string_view check_meta_number(std::string_view token, ValueType type) {
+    std::string_view t = token;
+    if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);
+    const char* end = t.data() + t.size();
+    switch (type) {
+    case ValueType::unsigned_integer: {
+        std::uint64_t v;
+        auto [p, ec] = std::from_chars(t.data(), end, v);
+        if (ec != std::errc() || p != end) return "an unsigned integer (Unix seconds)";
+        return {};
+    }
+    case ValueType::integer: {
+        std::int32_t v;
+        auto [p, ec] = std::from_chars(t.data(), end, v);
+        if (ec != std::errc() || p != end) return "an integer";
+        return {};
+    }
+    case ValueType::floating: {
+        float v;
+        auto [p, ec] = std::from_chars(t.data(), end, v);
+        if (ec == std::errc::result_out_of_range && p == end) return "a finite number";
+        if (ec != std::errc() || p != end) return "a number";
+        if (!std::isfinite(v)) return "a finite number";
+        return {};
+    }
+    default: return {};
+    }
+}
+
+template <class Sink> class Reader {
+  public:
+    Reader(std::string_view data, Findings& findings, Sink& sink, bool salvage = true)
+        : data_(data), findings_(findings), sink_(sink), salvage_(salvage) {}
+
+    // Reads the whole file. Returns false when an error stopped the read early.
+    bool run() {
+        const std::size_t size = data_.size();
+        if (size < k_min_file_size) {
+            error(ErrorCode::truncated, 0, {},
+                  fmt::format("expected at least {} bytes (magic and version), found {}",
+                              k_min_file_size, size));
+            return false;
+        }
+        if (size > k_max_file_size) {
+            error(ErrorCode::too_large, 0, {},
+                  fmt::format("expected at most {} bytes (512 MiB), found {}", k_max_file_size, size));
+            return false;
+        }
+        if (data_.substr(0, 4) != k_magic) {
+            error(ErrorCode::bad_magic, 0, {},
+                  "expected the magic \"SPRK\", found " + display(data_.substr(0, 4), true));
+            return false;
+        }
+        const std::uint32_t stored_version = load_u32(data_, 4);
+        version_ = stored_version;
+        std::size_t payload_end = size;
+        std::optional<std::size_t> trailer_at;
+
+        if (stored_version != k_current_version) {
+            // 1.5: a v1..v3 (or >4) field over a file whose trailer verifies as v4 is a damaged
+            // v4 save; parsing it as the older version would skip the checksum.
+            if (size >= 12 && crc_as_version4(data_, size - 4) == load_u32(data_, size - 4)) {
+                error(ErrorCode::damaged_version, 4, "version",
+                      fmt::format("expected version 4, found {}: the file ends in a CRC-32 that "
+                                  "verifies only with version 4, so this is a v4 save whose "
+                                  "version field was damaged",
+                                  stored_version));
+                if (!salvage_) return false;
+                version_ = k_current_version;
+                payload_end = size - 4;
+                trailer_at = size - 4;
+            } else if (stored_version == 0 || stored_version > k_current_version) {
+                error(ErrorCode::unsupported_version, 4, "version",
+                      fmt::format("expected a version from 1 to {}, found {}", k_current_version,
+                                  stored_version));
+                return false;
+            }
+        } else {
+            if (size < 12) {
+                error(ErrorCode::truncated, size, "checksum",
+                      fmt::format("expected at least 12 bytes in a v4 save (magic, version, "
+                                  "metadata size, checksum), found {}",
+                                  size));
+                return false;
+            }
+            payload_end = size - 4;
+            trailer_at = size - 4;
+            const std::uint32_t stored = load_u32(data_, size - 4);
+            const std::uint32_t computed = crc32(data_.substr(0, size - 4));
+            if (stored != computed) {
+                // A valid trailer followed by more bytes ("extended") is told apart from a
+                // plain mismatch by finding where the payload really ends.
+                auto end = scan_payload_end();
+                if (end && *end + 4 < size && crc32(data_.substr(0, *end)) == load_u32(data_, *end)) {
+                    error(ErrorCode::trailing_bytes, *end + 4, "checksum",
+                          fmt::format("expected the file to end after the CRC-32 trailer at "
+                                      "offset {:#x}, found {} more",
+                                      *end, byte_count(size - *end - 4)));
+                    payload_end = *end;
+                    trailer_at = *end;
+                } else {
+                    error(ErrorCode::checksum_mismatch, size - 4, "checksum",
+                          fmt::format("expected CRC-32 {:#010x} (of bytes 0..{:#x}), found {:#010x}",
+                                      computed, size - 4, stored));
+                }
+                if (!salvage_) return false;
+            }
+        }
+
+        sink_.on_header(version_);
+        if (!current_rules(version_)) {
+            warning(ErrorCode::needs_migration, 4, "version",
+                    fmt::format("version {}: the current engine refuses this version (it loads "
+                                "v3 and v4): run `sparksave migrate`",
+                                version_));
+        }
+        bool ok = parse_payload(data_.substr(0, payload_end));
+        if (ok && trailer_at) {
+            sink_.on_checksum(load_u32(data_, *trailer_at), *trailer_at);
+            if (*trailer_at + 4 < size)
+                sink_.on_trailing(data_.substr(*trailer_at + 4), *trailer_at + 4);
+        }
+        return ok;
+    }
+
+    std::uint32_t version() const noexcept { return version_; }
+    // Where the payload (everything before a v4 trailer) ended, when it was read to the end.
+    std::optional<std::size_t> payload_end() const noexcept { return payload_end_; }
+
+  private:
+    template <class> friend class Reader;
+
+    // Where the payload ends when `data_` is read as v4 with no trailer cut off; nullopt when
+    // its structure does not parse. Reports nothing.
+    std::optional<std::size_t> scan_payload_end();
+
+    bool parse_payload(std::string_view payload) {
+        ByteReader r(as_bytes(payload), 8);
+        const bool current = current_rules(version_);
+
+        // Metadata (1.2).
+        const std::uint32_t meta_size = r.u32();
+        if (!r.ok()) return truncated(r, "the metadata size", "metadata");
+        if (meta_size > k_max_meta_size) {
+            if (current) {
+                error(ErrorCode::limit_exceeded, 8, "metadata",
+                      fmt::format("expected a metadata size of at most {} bytes, found {}",
+                                  k_max_meta_size, meta_size));
+                return false;
+            }
+            warning(ErrorCode::limit_exceeded, 8, "metadata",
+                    fmt::format("the metadata block is {} bytes, above the {} the engine's save "
+                                "list reads and the current engine accepts: migration will fail",
+                                meta_size, k_max_meta_size));
+        }
+        if (!r.has(meta_size)) {
+            error(ErrorCode::truncated, r.pos(), "metadata",
+                  fmt::format("expected a {}-byte metadata block, found {}", meta_size,
+                              byte_count(r.remaining())));
+            return false;
+        }
+        const std::size_t meta_off = r.pos();
+        const std::string_view block = r.bytes(meta_size);
+        Metadata meta;
+        parse_metadata(block, meta_off, meta);
+        sink_.on_metadata(block, meta_off, meta);
+
+        // Entities (1.1, 1.4).
+        const std::size_t count_off = r.pos();
+        const std::uint32_t entity_count = r.u32();
+        if (!r.ok()) return truncated(r, "the entity count", "entities");
+        if (entity_count > k_max_entities) {
+            error(ErrorCode::limit_exceeded, count_off, "entities",
+                  fmt::format("expected at most {} entities, found a count of {}", k_max_entities,
+                              entity_count));
+            return false;
+        }
+        if (entity_count > r.remaining() / k_min_entity_size) {
+            error(ErrorCode::truncated, count_off, "entities",
+                  fmt::format("expected room for {} entities (at least {} bytes), found {}",
+                              entity_count, std::uint64_t{entity_count} * k_min_entity_size,
+                              byte_count(r.remaining())));
+            return false;
+        }
+        sink_.on_entities_begin(entity_count, count_off);
+        has_transform_.assign(entity_count, 0);
+        entity_count_ = entity_count;
+
+        for (std::uint32_t e = 0; e < entity_count; ++e) {
+            entity_ = e;
+            const std::size_t entity_off = r.pos();
+            const std::uint16_t name_len = r.u16();
+            if (!r.ok()) return truncated(r, "the entity name length", entity_path());
+            if (!current && name_len > k_max_legacy_string) {
+                error(ErrorCode::limit_exceeded, entity_off, entity_path(),
+                      fmt::format("expected an entity name of at most {} bytes (the v{} limit), "
+                                  "found {}",
+                                  k_max_legacy_string, version_, name_len));
+                return false;
+            }
+            const std::string_view name = r.bytes(name_len);
+            if (!r.ok()) return truncated(r, "the entity name", entity_path());
+            const std::size_t comp_count_off = r.pos();
+            const std::uint16_t component_count = r.u16();
+            if (!r.ok()) return truncated(r, "the component count", entity_path());
+            if (component_count > r.remaining() / k_min_component_size) {
+                error(ErrorCode::truncated, comp_count_off, entity_path(),
+                      fmt::format("expected room for {} components (at least {} bytes), found {}",
+                                  component_count, component_count * k_min_component_size,
+                                  byte_count(r.remaining())));
+                return false;
+            }
+            sink_.on_entity(name, entity_off, e);
+            components_seen_.clear();
+            for (std::uint16_t c = 0; c < component_count; ++c) {
+                const std::size_t comp_off = r.pos();
+                const std::uint16_t type_len = r.u16();
+                if (!r.ok()) return truncated(r, "the component type length", entity_path());
+                if (!current && type_len > k_max_legacy_string) {
+                    error(ErrorCode::limit_exceeded, comp_off, entity_path(),
+                          fmt::format("expected a component type of at most {} bytes (the v{} "
+                                      "limit), found {}",
+                                      k_max_legacy_string, version_, type_len));
+                    return false;
+                }
+                type_ = r.bytes(type_len);
+                if (!r.ok()) return truncated(r, "the component type", entity_path());
+                const std::size_t prop_count_off = r.pos();
+                const std::uint16_t property_count = r.u16();
+                if (!r.ok()) return truncated(r, "the property count", component_path());
+                if (property_count > r.remaining() / k_min_pair_size) {
+                    error(ErrorCode::truncated, prop_count_off, component_path(),
+                          fmt::format("expected room for {} properties (at least {} bytes), "
+                                      "found {}",
+                                      property_count, property_count * k_min_pair_size,
+                                      byte_count(r.remaining())));
+                    return false;
+                }
+                if (current && ++total_components_ > k_max_aggregate) {
+                    error(ErrorCode::limit_exceeded, comp_off, component_path(),
+                          fmt::format("expected at most {} components in all, found more",
+                                      k_max_aggregate));
+                    return false;
+                }
+                check_component(comp_off);
+                const bool transform = type_ == k_transform;
+                sink_.on_component(type_, comp_off);
+                keys_seen_.clear();
+                for (std::uint16_t p = 0; p < property_count; ++p) {
+                    const std::size_t prop_off = r.pos();
+                    std::string_view key, value;
+                    if (!read_pair(r, key, value))
+                        return truncated(r, pair_field(r, prop_off, key, "property"),
+                                         key.empty() ? component_path() : property_path(key));
+                    if (current && ++total_properties_ > k_max_aggregate) {
+                        error(ErrorCode::limit_exceeded, prop_off, component_path(),
+                              fmt::format("expected at most {} properties in all, found more",
+                                          k_max_aggregate));
+                        return false;
+                    }
+                    if (auto first = keys_seen_.seen(key, prop_off))
+                        engine_rule(ErrorCode::duplicate_key, prop_off, property_path(key),
+                                 fmt::format("expected each property key once per component, "
+                                             "found {} again (first at offset {:#x})",
+                                             display(key, true), *first),
+                                 "keeps the last value");
+                    if (transform && key == k_parent) check_parent_text(key, value, prop_off);
+                    sink_.on_property(key, value, prop_off, r.pos());
+                }
+                if (transform) has_transform_[e] = 1;
+                sink_.on_component_end(r.pos());
+            }
+            sink_.on_entity_end(r.pos());
+        }
+        sink_.on_entities_end(r.pos());
+        check_parent_targets();
+
+        // Custom state (1.1, 1.4).
+        const std::size_t cs_off = r.pos();
+        if (!r.has(4)) {
+            if (current) {
+                error(ErrorCode::truncated, cs_off, std::string(k_custom_state),
+                      fmt::format("expected the 4-byte custom-state count, found {}",
+                                  byte_count(r.remaining())));
+                return false;
+            }
+            sink_.on_custom_state_begin(false, 0, cs_off);
+            sink_.on_custom_state_end(cs_off, 0);
+        } else {
+            const std::uint32_t declared = r.u32();
+            if (declared > k_max_custom_state) {
+                error(ErrorCode::limit_exceeded, cs_off, std::string(k_custom_state),
+                      fmt::format("expected at most {} custom-state pairs, found a count of {}",
+                                  k_max_custom_state, declared));
+                return false;
+            }
+            if (current && declared > r.remaining() / k_min_pair_size) {
+                error(ErrorCode::truncated, cs_off, std::string(k_custom_state),
+                      fmt::format("expected room for {} custom-state pairs (at least {} bytes), "
+                                  "found {}",
+                                  declared, std::uint64_t{declared} * k_min_pair_size,
+                                  byte_count(r.remaining())));
+                return false;
+            }
+            sink_.on_custom_state_begin(true, declared, cs_off);
+            std::uint32_t complete = 0;
+            RepeatFinder pairs_seen;
+            for (; complete < declared; ++complete) {
+                const std::size_t pair_off = r.pos();
+                ByteReader probe = r;
+                std::string_view key, value;
+                if (!read_pair(probe, key, value)) {
+                    if (current) {
+                        std::string path(k_custom_state);
+                        if (!key.empty()) append_path_name(path, key);
+                        return truncated(probe, pair_field(probe, pair_off, key, "custom-state"),
+                                         std::move(path));
+                    }
+                    // 1.4: a truncated pair ends a v1/v2 list silently; the rest is lost.
+                    warning(ErrorCode::dropped_pairs, pair_off, std::string(k_custom_state),
+                            fmt::format("expected {} custom-state pairs, found the data ending "
+                                        "inside pair {}: the v{} reader keeps the first {} and "
+                                        "silently drops the rest",
+                                        declared, complete, version_, complete));
+                    break;
+                }
+                r = probe;
+                if (auto first = pairs_seen.seen(key, pair_off)) {
+                    std::string path(k_custom_state);
+                    append_path_name(path, key);
+                    engine_rule(ErrorCode::duplicate_key, pair_off, std::move(path),
+                             fmt::format("expected each custom-state key once, found {} again "
+                                         "(first at offset {:#x})",
+                                         display(key, true), *first),
+                             "keeps the last value");
+                }
+                sink_.on_pair(key, value, pair_off, r.pos());
+            }
+            sink_.on_custom_state_end(r.pos(), complete);
+        }
+
+        payload_end_ = r.pos();
+        if (!r.at_end()) {
+            const std::size_t extra = r.remaining();
+            if (current) {
+                error(ErrorCode::trailing_bytes, r.pos(), {},
+                      fmt::format("expected the data to end after the custom state, found {} "
+                                  "more",
+                                  byte_count(extra)));
+            } else {
+                warning(ErrorCode::trailing_bytes, r.pos(), {},
+                        fmt::format("{} after the end of the save: the v{} reader ignores "
+                                    "them and migration drops them",
+                                    byte_count(extra), version_));
+            }
+            sink_.on_trailing(payload.substr(r.pos()), r.pos());
+        }
+        return true;
+    }
+
+    // 1.2: strings by getline, numbers by `>>`; v3/v4 require every field, finite floats and
+    // nothing but whitespace after playerDeaths. The v1/v2 readers checked none of it.
+    void parse_metadata(std::string_view block, std::size_t base, Metadata& meta) {
+        static constexpr std::string_view k_strings_v1[] = {k_save_name, k_scene_name, k_player_class};
+        static constexpr std::string_view k_strings_v2[] = {k_save_name, k_scene_name, k_player_class,
+                                                            k_screenshot_path};
+        struct NumberField {
+            std::string_view name;
+            ValueType type;
+            bool in_position;
+        };
+        static constexpr NumberField k_numbers[] = {
+            {k_timestamp, ValueType::unsigned_integer, false},
+            {k_play_time, ValueType::floating, false},
+            {k_player_health, ValueType::floating, false},
+            {k_player_armor, ValueType::floating, false},
+            {"x", ValueType::floating, true},
+            {"y", ValueType::floating, true},
+            {"z", ValueType::floating, true},
+            {k_player_kills, ValueType::integer, false},
+            {k_player_deaths, ValueType::integer, false},
+        };
+        std::span<const std::string_view> strings = k_strings_v2;
+        if (version_ == 1) strings = k_strings_v1;
+        auto field_path = [](std::string_view name, bool in_position) {
+            std::string p(k_metadata);
+            if (in_position) append_path_name(p, k_position);
+            append_path_name(p, name);
+            return p;
+        };
+        std::size_t pos = 0;
+        bool well_formed = true;
+        for (std::string_view name : strings) {
+            if (pos >= block.size()) {
+                metadata_problem(base + pos, field_path(name, false),
+                                 fmt::format("expected the {} line, found the end of the "
+                                             "metadata block",
+                                             name));
+                return;
+            }
+            std::size_t nl = block.find('\n', pos);
+            std::size_t end = nl == std::string_view::npos ? block.size() : nl;
+            std::string_view text = block.substr(pos, end - pos);
+            if (text.find('\r') != std::string_view::npos) {
+                warning(ErrorCode::bad_metadata, base + pos, field_path(name, false),
+                        fmt::format("{} contains a carriage return (\\r), which the engine's "
+                                    "writer refuses: the engine can load this save but not "
+                                    "write it back",
+                                    name));
+            }
+            meta.fields[meta.count++] = {name, text, base + pos, ValueType::string, false};
+            pos = nl == std::string_view::npos ? block.size() : nl + 1;
+        }
+        for (const auto& f : k_numbers) {
+            while (pos < block.size() && is_space(block[pos])) ++pos;
+            if (pos >= block.size()) {
+                metadata_problem(base + pos, field_path(f.name, f.in_position),
+                                 fmt::format("expected {}, found the end of the metadata block",
+                                             f.type == ValueType::unsigned_integer ? "the timestamp"
+                                                                                   : "a number"));
+                return;
+            }
+            std::size_t end = pos;
+            while (end < block.size() && !is_space(block[end])) ++end;
+            std::string_view token = block.substr(pos, end - pos);
+            if (auto expected = check_meta_number(token, f.type); !expected.empty()) {
+                well_formed = false;
+                metadata_problem(base + pos, field_path(f.name, f.in_position),
+                                 fmt::format("expected {}, found {}", expected, display(token, true)));
+            }
+            meta.fields[meta.count++] = {f.name, token, base + pos, f.type, f.in_position};
+            pos = end;
+        }
+        std::size_t rest = pos;
+        while (rest < block.size() && is_space(block[rest])) ++rest;
+        if (rest < block.size()) {
+            well_formed = false;
+            std::string_view extra = block.substr(rest, std::min<std::size_t>(block.size() - rest, 40));
+            metadata_problem(base + rest, std::string(k_metadata),
+                             fmt::format("expected only whitespace after playerDeaths, found {}{}",
+                                         display(extra, true), block.size() - rest > 40 ? "..." : ""));
+        }
+        meta.complete = well_formed;
+    }
+
+    void metadata_problem(std::size_t offset, std::string path, std::string message) {
+        if (current_rules(version_)) {
+            error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
+        } else {
+            warning(ErrorCode::bad_metadata, offset, std::move(path),
+                    message + fmt::format(" (the v{} reader does not check this; the current "
+                                          "engine refuses it, so migration will fail)",
+                                          version_));
+        }
+    }
+
+    // Component-level rules: duplicate type, explicit NameComponent (1.3, 1.4).
+    void check_component(std::size_t offset) {
+        if (type_ == k_name_component) {
+            engine_rule(ErrorCode::name_component, offset, component_path(),
+                     "expected no NameComponent record (the entity name field carries the name), "
+                     "found one",
+                     "accepts it");
+        }
+        if (auto first = components_seen_.seen(type_, offset)) {
+            engine_rule(ErrorCode::duplicate_component, offset, component_path(),
+                     fmt::format("expected each component type once per entity, found {} again "
+                                 "(first at offset {:#x})",
+                                 display(type_, true), *first),
+                     "keeps the last one");
+        }
+    }
+
+    // A rule the current engine enforces and the v1/v2 readers tolerated: an error for v3/v4,
+    // a warning naming the consequence for v1/v2.
+    void engine_rule(ErrorCode code, std::size_t offset, std::string path, std::string message,
+                  std::string_view legacy_behaviour) {
+        if (current_rules(version_)) {
+            error(code, offset, std::move(path), std::move(message));
+        } else {
+            warning(code, offset, std::move(path),
+                    message + fmt::format(" (the v{} reader {}; the current engine refuses it, "
+                                          "so migration will fail until it is fixed)",
+                                          version_, legacy_behaviour));
+        }
+    }
+
+    // 1.3/1.4: a Transform parent is an integer >= -1 with nothing after it.
+    void check_parent_text(std::string_view key, std::string_view value, std::size_t offset) {
+        auto index = parse_parent_index(value);
+        if (!index || *index < -1) {
+            engine_rule(ErrorCode::bad_parent, offset, property_path(key),
+                     fmt::format("expected an entity index (an integer >= -1), found {}",
+                                 display(value, true)),
+                     "ignores it");
+            return;
+        }
+        if (*index >= 0)
+            parents_.push_back({entity_, static_cast<std::uint64_t>(*index), offset,
+                                std::string(type_)});
+    }
+
+    // 1.3: a parent names a different entity of this file that has a Transform.
+    void check_parent_targets() {
+        for (const auto& p : parents_) {
+            std::string path = entity_path(p.entity);
+            append_path_name(path, p.type);
+            append_path_name(path, k_parent);
+            if (p.parent >= entity_count_) {
+                engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
+                         fmt::format("expected the index of an entity (0..{}), found {}",
+                                     entity_count_ == 0 ? 0 : entity_count_ - 1, p.parent),
+                         "ignores it");
+            } else if (p.parent == p.entity) {
+                engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
+                         fmt::format("expected another entity, found the entity's own index {}",
+                                     p.parent),
+                         "ignores it");
+            } else if (!has_transform_[p.parent]) {
+                engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
+                         fmt::format("expected a parent entity with a Transform, found entity {} "
+                                     "without one",
+                                     p.parent),
+                         "ignores it");
+            }
+        }
+        parents_.clear();
+    }
+
+    std::string entity_path(std::uint64_t e) const {
+        std::string p(k_entities);
+        append_path_index(p, e);
+        return p;
+    }
+    std::string entity_path() const { return entity_path(entity_); }
+    std::string component_path() const {
+        std::string p = entity_path();
+        append_path_name(p, type_);
+        return p;
+    }
+    std::string property_path(std::string_view key) const {
+        std::string p = component_path();
+        append_path_name(p, key);
+        return p;
+    }
+
+    // Reads `u16 keyLen, key, u16 valueLen, value`; false when the data ends first (`key` is
+    // set when the key itself was read).
+    static bool read_pair(ByteReader& r, std::string_view& key, std::string_view& value) {
+        const std::uint16_t key_len = r.u16();
+        std::string_view k = r.bytes(key_len);
+        if (r.ok()) key = k;
+        const std::uint16_t value_len = r.u16();
+        value = r.bytes(value_len);
+        return r.ok();
+    }
+
+    // Which field of a key/value pair starting at `start` a short read stopped in.
+    static std::string pair_field(const ByteReader& r, std::size_t start, std::string_view key,
+                                  std::string_view kind) {
+        const std::size_t at = r.failed_at();
+        if (at == start) return fmt::format("the {} key length", kind);
+        if (at == start + 2) return fmt::format("the {} key", kind);
+        if (at == start + 2 + key.size()) return fmt::format("the {} value length", kind);
+        return fmt::format("the {} value", kind);
+    }
+
+    bool truncated(const ByteReader& r, std::string_view what, std::string path) {
+        std::size_t at = r.failed_at();
+        std::size_t left = r.size() - at;
+        error(ErrorCode::truncated, at, std::move(path),
+              fmt::format("expected {} ({} bytes), found {}", what, r.wanted(), byte_count(left)));
+        return false;
+    }
+
+    void error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
+        findings_.add(Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
+    }
+    void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
+        findings_.add(
+            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+    }
+
+    struct PendingParent {
+        std::uint64_t entity;
+        std::uint64_t parent;
+        std::size_t offset;
+        std::string type;
+    };
+
+    std::string_view data_;
+    Findings& findings_;
+    Sink& sink_;
+    bool salvage_;
+    std::uint32_t version_ = 0;
+    std::optional<std::size_t> payload_end_;
+    std::uint64_t entity_ = 0;
+    std::uint64_t entity_count_ = 0;
+    std::string_view type_;
+    std::uint64_t total_components_ = 0;
+    std::uint64_t total_properties_ = 0;
+    RepeatFinder components_seen_;
+    RepeatFinder keys_seen_;
+    std::vector<std::uint8_t> has_transform_;
+    std::vector<PendingParent> parents_;
+};
+
+// A sink that keeps nothing: used to find where a payload ends.
+struct NullSink {
+    void on_header(std::uint32_t) {}
+    void on_metadata(std::string_view, std::size_t, const Metadata&) {}
+    void on_entities_begin(std::uint32_t, std::size_t) {}
+    void on_entity(std::string_view, std::size_t, std::uint32_t) {}
+    void on_component(std::string_view, std::size_t) {}
+    void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {}
+    void on_component_end(std::size_t) {}
+    void on_entity_end(std::size_t) {}
+    void on_entities_end(std::size_t) {}
+    void on_custom_state_begin(bool, std::uint32_t, std::size_t) {}
+    void on_pair(std::string_view, std::string_view, std::size_t, std::size_t) {}
+    void on_custom_state_end(std::size_t, std::uint32_t) {}
+    void on_trailing(std::string_view, std::size_t) {}
+    void on_checksum(std::uint32_t, std::size_t) {}
+};
+
+template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end() {
+    Findings ignored;
+    NullSink null;
+    Reader<NullSink> scan(data_, ignored, null, false);
+    scan.version_ = k_current_version;
+    scan.parse_payload(data_);
+    return scan.payload_end();
+}
+
+} // namespace sparksave::spark_save

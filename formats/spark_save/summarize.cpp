@@ -1,0 +1,139 @@
+// `info` and `verify` for `.spark_save`: every check of the reader, no tree; counts and the
+// save's own description for people.
+#include "reader.hpp"
+
+#include "sparksave/spark_save.hpp"
+#include "text_util.hpp"
+
+#include <algorithm>
+
+namespace sparksave::spark_save {
+
+namespace {
+
+class SummarySink {
+  public:
+    explicit SummarySink(Summary& s) : s_(s) {}
+
+    void on_header(std::uint32_t version) {
+        s_.version = version;
+        s_.version_known = true;
+    }
+    void on_metadata(std::string_view, std::size_t, const Metadata& meta) { meta_ = meta; }
+    void on_entities_begin(std::uint32_t, std::size_t) {}
+    void on_entity(std::string_view, std::size_t, std::uint32_t) { ++entities_; }
+    void on_component(std::string_view type, std::size_t) {
+        ++components_;
+        ++types_[type];
+    }
+    void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {
+        ++properties_;
+    }
+    void on_component_end(std::size_t) {}
+    void on_entity_end(std::size_t) {}
+    void on_entities_end(std::size_t) {}
+    void on_custom_state_begin(bool, std::uint32_t, std::size_t) {}
+    void on_pair(std::string_view, std::string_view, std::size_t, std::size_t) { ++pairs_; }
+    void on_custom_state_end(std::size_t, std::uint32_t) {}
+    void on_trailing(std::string_view bytes, std::size_t) { trailing_ += bytes.size(); }
+    void on_checksum(std::uint32_t stored, std::size_t) { s_.checksum = stored; }
+
+    void finish() {
+        for (std::size_t i = 0; i < meta_.count; ++i) {
+            const MetaField& f = meta_.fields[i];
+            if (f.in_position) continue;
+            std::string label = f.name == k_save_name        ? "save name"
+                                : f.name == k_scene_name     ? "scene"
+                                : f.name == k_player_class   ? "player class"
+                                : f.name == k_screenshot_path ? "screenshot"
+                                : f.name == k_timestamp      ? "saved at"
+                                : f.name == k_play_time      ? "play time"
+                                : f.name == k_player_health  ? "health"
+                                : f.name == k_player_armor   ? "armor"
+                                : f.name == k_player_kills   ? "kills"
+                                                             : "deaths";
+            if (f.name == k_timestamp) {
+                s_.metadata.push_back({"timestamp", label, iso8601_utc(f.text), false});
+                if (is_json_number(f.text)) s_.metadata.push_back({"timestampUnix", "", std::string(f.text), true});
+            } else if (f.name == k_play_time) {
+                s_.metadata.push_back({"playTime", label, hours_minutes_seconds(f.text), false});
+                if (is_json_number(f.text)) s_.metadata.push_back({"playTimeSeconds", "", std::string(f.text), true});
+            } else if (f.type == ValueType::string) {
+                s_.metadata.push_back({std::string(f.name), label, std::string(f.text), false});
+            } else {
+                bool numeric = is_json_number(f.text);
+                s_.metadata.push_back({std::string(f.name), label, std::string(f.text), numeric});
+            }
+            if (f.name == k_player_armor) add_position();
+        }
+        s_.counts = {
+            {"entities", "entities", std::to_string(entities_), true},
+            {"components", "components", std::to_string(components_), true},
+            {"properties", "properties", std::to_string(properties_), true},
+            {"customState", "custom state", std::to_string(pairs_), true},
+        };
+        if (trailing_) s_.counts.push_back({"trailingBytes", "trailing bytes", std::to_string(trailing_), true});
+        std::vector<std::pair<std::string, std::uint64_t>> types;
+        types.reserve(types_.size());
+        for (auto& [type, n] : types_) types.emplace_back(std::string(type), n);
+        std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second > b.second : a.first < b.first;
+        });
+        if (types.size() > 8) types.resize(8);
+        s_.common_types = std::move(types);
+    }
+
+  private:
+    void add_position() {
+        std::string text;
+        for (std::size_t i = 0; i < meta_.count; ++i) {
+            if (!meta_.fields[i].in_position) continue;
+            if (!text.empty()) text += ' ';
+            text += meta_.fields[i].text;
+        }
+        if (!text.empty()) s_.metadata.push_back({"position", "position", text, false});
+    }
+
+    Summary& s_;
+    Metadata meta_;
+    std::uint64_t entities_ = 0, components_ = 0, properties_ = 0, pairs_ = 0, trailing_ = 0;
+    std::unordered_map<std::string_view, std::uint64_t> types_;
+};
+
+} // namespace
+
+Summary summarize(std::string_view bytes) {
+    Summary s;
+    s.format = FormatId::spark_save;
+    s.size = bytes.size();
+    SummarySink sink(s);
+    Reader<SummarySink> reader(bytes, s.findings, sink, true);
+    reader.run();
+    sink.finish();
+    if (!s.version_known && bytes.size() >= 8 && bytes.starts_with(k_magic)) {
+        s.version = load_u32(bytes, 4);
+        s.version_known = true;
+    }
+    bool checksum_problem = false;
+    for (const auto& f : s.findings.items())
+        if (f.code == ErrorCode::checksum_mismatch || f.code == ErrorCode::damaged_version)
+            checksum_problem = true;
+    if (s.version == k_current_version || checksum_problem)
+        s.integrity = checksum_problem ? "mismatch" : (s.checksum ? "verified" : "unknown");
+    else
+        s.integrity = "none";
+    if (s.findings.has_errors()) {
+        s.engine_loads = false;
+        s.engine_note = "refuses it: the file is invalid";
+    } else if (s.version < k_oldest_loadable) {
+        s.engine_loads = false;
+        s.engine_note = "needs migration (the current engine loads v3 and v4 only)";
+    } else {
+        s.engine_loads = true;
+        s.engine_note = s.version == k_current_version ? "loads it"
+                                                       : "loads it (and upgrades it to v4 in memory)";
+    }
+    return s;
+}
+
+} // namespace sparksave::spark_save

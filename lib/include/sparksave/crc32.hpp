@@ -1,0 +1,17 @@
+// CRC-32 as every format of FORMATS.md uses it: the reflected CRC-32 of zlib / ISO-HDLC
+// (polynomial 0xEDB88320, initial 0xFFFFFFFF, final complement; check("123456789") ==
+// 0xCBF43926).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace sparksave {
+
+// The CRC-32 of `bytes`.
+std::uint32_t crc32(std::string_view bytes) noexcept;
+
+// Continues a CRC: crc32_update(crc32(a), b) == crc32(a + b). Start from 0.
+std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes) noexcept;
+
+} // namespace sparksave

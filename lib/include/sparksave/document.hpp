@@ -1,0 +1,195 @@
+// The format-neutral Document tree every reader builds and every writer, printer, diff and
+// migration works on (DESIGN.md "One in-memory tree for every format").
+//
+// Nodes live in one flat vector and refer to each other by index, so a save with millions of
+// fields is one allocation that grows, not millions of small ones. A node keeps its file order
+// (first_child / next_sibling), the exact text of its value, and the byte span it came from.
+// Names and values are (offset, length) references into the source file buffer, so reading a
+// file copies no strings; text created later (migrations, pack) goes to the document's arena.
+//
+// What each format puts in the tree is documented in that format's spec.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sparksave {
+
+// The five formats of FORMATS.md, in its priority order.
+enum class FormatId : std::uint8_t { spark_save, text_archive, spark_kv, tess_world, gmsv };
+
+using NodeId = std::uint32_t;
+inline constexpr NodeId k_no_node = ~NodeId{0};
+
+enum class NodeKind : std::uint8_t {
+    object, // children addressed by name, in file order; names may repeat (v1 duplicates)
+    list,   // children addressed by index (entities, Vector items)
+    scalar, // a value with its exact text (every spark_save value, metadata fields)
+    bytes,  // an opaque binary payload (trailing bytes, GMSV component data)
+    column, // a packed array of fixed-width little-endian scalars (tess columns)
+};
+
+// What a scalar's text means; printers and diff use it, the text stays exact.
+enum class ValueType : std::uint8_t { none, string, integer, unsigned_integer, floating, boolean };
+
+// A string: `off` indexes the source buffer, or the arena when the top bit is set.
+struct Str {
+    static constexpr std::uint32_t k_arena_bit = 0x8000'0000u;
+    std::uint32_t off = 0;
+    std::uint32_t len = 0;
+};
+
+// A byte range of the source file. A node that was not read from the file (added by a
+// migration or built from JSON) has no span.
+struct Span {
+    static constexpr std::uint32_t k_none = ~std::uint32_t{0};
+    std::uint32_t offset = k_none;
+    std::uint32_t length = 0;
+    bool valid() const noexcept { return offset != k_none; }
+};
+
+// Node flags.
+inline constexpr std::uint8_t k_flag_absent = 0x01; // the field is not in the file (optional)
+
+struct Node {
+    Str name;
+    Str value;
+    Span span;
+    NodeId first_child = k_no_node;
+    NodeId next_sibling = k_no_node;
+    NodeKind kind = NodeKind::scalar;
+    ValueType type = ValueType::none;
+    std::uint8_t flags = 0;
+    std::uint16_t tag = 0; // index into the document's tag table (class / type names); 0 = none
+};
+
+// The bytes a document was read from. Shared, so copies of a document (a migration works on
+// a copy) do not copy the file.
+class Source {
+  public:
+    Source() = default;
+    explicit Source(std::string bytes) : str_(std::move(bytes)), view_(str_) {}
+    // Takes a buffer of `size` bytes (filled by a read; no zero-fill first).
+    Source(std::unique_ptr<char[]> buffer, std::size_t size)
+        : buffer_(std::move(buffer)), view_(buffer_.get(), size) {}
+    Source(const Source&) = delete;
+    Source& operator=(const Source&) = delete;
+    std::string_view view() const noexcept { return view_; }
+
+  private:
+    std::string str_;
+    std::unique_ptr<char[]> buffer_;
+    std::string_view view_;
+};
+
+class Document {
+  public:
+    // The largest source or arena a document can address (Str offsets are 31 bits).
+    static constexpr std::uint64_t k_max_bytes = Str::k_arena_bit - 1;
+
+    Document(FormatId format, std::uint32_t version, std::shared_ptr<const Source> source);
+
+    FormatId format() const noexcept { return format_; }
+    std::uint32_t version() const noexcept { return version_; }
+    void set_version(std::uint32_t version) noexcept { version_ = version; }
+    const std::shared_ptr<const Source>& source() const noexcept { return source_; }
+    std::string_view source_bytes() const noexcept;
+
+    NodeId root() const noexcept { return 0; }
+    std::size_t node_count() const noexcept { return nodes_.size(); }
+    const Node& node(NodeId id) const { return nodes_[id]; }
+    Node& node(NodeId id) { return nodes_[id]; }
+    void reserve(std::size_t nodes) { nodes_.reserve(nodes); }
+
+    std::string_view str(Str s) const noexcept;
+    std::string_view name(NodeId id) const noexcept { return str(nodes_[id].name); }
+    std::string_view value(NodeId id) const noexcept { return str(nodes_[id].value); }
+    std::string_view tag(NodeId id) const noexcept { return tags_[nodes_[id].tag]; }
+
+    // A Str for text that lies inside the source buffer (no copy).
+    Str ref(std::string_view in_source) const noexcept;
+    // A Str for any text: a reference when it lies in the source, else a copy in the arena.
+    Str text(std::string_view any);
+    // The id of a tag name (class or type name), interned.
+    std::uint16_t tag_id(std::string_view tag_name);
+
+    // Creates a node and appends it as the last child of `parent` (O(children of parent); the
+    // TreeBuilder below appends in O(1)).
+    NodeId append(NodeId parent, NodeKind kind, Str name, Str value = {}, Span span = {},
+                  ValueType type = ValueType::none);
+    // Creates a node with no parent link; link it with link_after / link_last.
+    NodeId create(NodeKind kind, Str name, Str value = {}, Span span = {},
+                  ValueType type = ValueType::none);
+    void link_last(NodeId parent, NodeId child);
+    void link_after(NodeId parent, NodeId prev, NodeId child); // prev == k_no_node: first
+    // Unlinks `child` from `parent` (the node stays in the vector, unreachable).
+    void unlink(NodeId parent, NodeId child);
+
+    // Children, in order.
+    class ChildIterator {
+      public:
+        ChildIterator(const Document* doc, NodeId id) : doc_(doc), id_(id) {}
+        NodeId operator*() const noexcept { return id_; }
+        ChildIterator& operator++() noexcept {
+            id_ = doc_->nodes_[id_].next_sibling;
+            return *this;
+        }
+        bool operator!=(const ChildIterator& other) const noexcept { return id_ != other.id_; }
+
+      private:
+        const Document* doc_;
+        NodeId id_;
+    };
+    struct Children {
+        const Document* doc;
+        NodeId first;
+        ChildIterator begin() const { return {doc, first}; }
+        ChildIterator end() const { return {doc, k_no_node}; }
+    };
+    Children children(NodeId id) const noexcept { return {this, nodes_[id].first_child}; }
+    std::size_t child_count(NodeId id) const noexcept;
+    // The first child named `name`, or k_no_node.
+    NodeId child(NodeId id, std::string_view name) const noexcept;
+    // The child at `index`, or k_no_node.
+    NodeId child_at(NodeId id, std::size_t index) const noexcept;
+    NodeId last_child(NodeId id) const noexcept;
+
+  private:
+    friend class TreeBuilder;
+    FormatId format_;
+    std::uint32_t version_;
+    std::shared_ptr<const Source> source_;
+    std::vector<Node> nodes_;
+    std::string arena_;
+    std::vector<std::string> tags_;
+};
+
+// Appends nodes in document order in O(1) each: open() a container, add children, close().
+class TreeBuilder {
+  public:
+    explicit TreeBuilder(Document& doc);
+    // Adds a leaf (or an empty container) to the open container.
+    NodeId add(NodeKind kind, Str name, Str value = {}, Span span = {},
+               ValueType type = ValueType::none);
+    // Adds a container and makes it the open one.
+    NodeId open(NodeKind kind, Str name, Span span = {}, Str value = {});
+    void close();
+    // Closes containers until `id` is the open one again.
+    void close_to(NodeId id);
+    NodeId current() const noexcept { return stack_.back().id; }
+    std::size_t depth() const noexcept { return stack_.size(); }
+    Document& doc() noexcept { return doc_; }
+
+  private:
+    struct Open {
+        NodeId id;
+        NodeId last;
+    };
+    Document& doc_;
+    std::vector<Open> stack_;
+};
+
+} // namespace sparksave

@@ -1,0 +1,130 @@
+// Errors as values: the stable error codes, a finding (an error or a warning with its place in
+// the file), and Result<T>, a small std::expected-shaped type (C++20 has no std::expected).
+// Parsing hostile input is expected, not exceptional: readers return these, never throw.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace sparksave {
+
+// Stable codes: scripts read them from `verify --json`. Append only; never renumber or rename.
+enum class ErrorCode : std::uint16_t {
+    io_error,            // the file could not be read or written
+    too_large,           // the input is larger than any save this format allows
+    unknown_format,      // no known format recognises the content
+    truncated,           // the data ends inside a field
+    bad_magic,           // the signature is not the format's
+    unsupported_version, // a version this reader does not know
+    damaged_version,     // the version field was corrupted (FORMATS.md 1.5)
+    checksum_mismatch,   // a stored checksum disagrees with the bytes
+    trailing_bytes,      // bytes after the end of the data
+    limit_exceeded,      // a count or length above the format's limit
+    bad_metadata,        // the metadata block breaks its grammar
+    duplicate_component, // the same component type twice in one entity
+    duplicate_key,       // the same key twice in one map
+    name_component,      // an explicit NameComponent record
+    bad_parent,          // a Transform parent that is not a valid entity index
+    needs_migration,     // the current engine refuses this version
+    bad_value,           // a value that does not fit its type
+    bad_json,            // JSON that is not a valid dump
+    bad_usage,           // a request the library cannot honour (bad path, bad option)
+    internal,            // a bug: please report it
+    dropped_pairs,       // custom-state pairs the engine silently drops (FORMATS.md 1.4)
+};
+
+std::string_view code_name(ErrorCode code) noexcept;
+
+enum class Severity : std::uint8_t { warning, error };
+
+std::string_view severity_name(Severity severity) noexcept;
+
+inline constexpr std::uint64_t k_no_offset = ~std::uint64_t{0};
+
+// One problem found in a file: where (byte offset or line:column, and the node path), what
+// (a stable code) and a message that says what was expected and what was found. Text taken
+// from the file is already escaped in `message`, so it is safe to print.
+struct Error {
+    ErrorCode code = ErrorCode::internal;
+    Severity severity = Severity::error;
+    std::uint64_t offset = k_no_offset; // byte offset, when the format is binary
+    std::uint32_t line = 0;             // 1-based line:column, when the format is text
+    std::uint32_t column = 0;
+    std::string path;    // node path (docs: CLI.md "Node paths"), empty when not in a node
+    std::string message; // what was expected, what was found
+
+    bool has_offset() const noexcept { return offset != k_no_offset; }
+    // "at offset 0x1a4 (420), entities[3].Transform.parent: expected ..., found ..."
+    std::string describe() const;
+};
+
+using Finding = Error;
+
+Error make_error(ErrorCode code, std::string message, std::uint64_t offset = k_no_offset,
+                 std::string path = {});
+
+// Findings of one read: every error and warning, in the order they were found. Bounded (the
+// first k_max_kept of each severity are kept, the rest only counted) so a hostile file with
+// millions of duplicates cannot make the list grow without limit.
+class Findings {
+  public:
+    static constexpr std::size_t k_max_kept = 1000;
+
+    void add(Error finding);
+    const std::vector<Error>& items() const noexcept { return items_; }
+    std::size_t error_count() const noexcept { return errors_; }
+    std::size_t warning_count() const noexcept { return warnings_; }
+    std::size_t dropped() const noexcept { return dropped_; }
+    bool has_errors() const noexcept { return errors_ != 0; }
+    // The first error, or nullptr.
+    const Error* first_error() const noexcept;
+
+  private:
+    std::vector<Error> items_;
+    std::size_t errors_ = 0;
+    std::size_t warnings_ = 0;
+    std::size_t dropped_ = 0;
+};
+
+// A value or an Error, shaped like std::expected<T, Error>.
+template <class T> class [[nodiscard]] Result {
+  public:
+    Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
+    Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}
+
+    bool has_value() const noexcept { return v_.index() == 0; }
+    explicit operator bool() const noexcept { return has_value(); }
+    T& value() & { return std::get<0>(v_); }
+    const T& value() const& { return std::get<0>(v_); }
+    T&& value() && { return std::get<0>(std::move(v_)); }
+    const Error& error() const& { return std::get<1>(v_); }
+    Error&& error() && { return std::get<1>(std::move(v_)); }
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+
+  private:
+    std::variant<T, Error> v_;
+};
+
+// Result<void>: success or an Error.
+template <> class [[nodiscard]] Result<void> {
+  public:
+    Result() = default;
+    Result(Error error) : error_(std::move(error)), failed_(true) {}
+    bool has_value() const noexcept { return !failed_; }
+    explicit operator bool() const noexcept { return !failed_; }
+    const Error& error() const& { return error_; }
+    Error&& error() && { return std::move(error_); }
+
+  private:
+    Error error_;
+    bool failed_ = false;
+};
+
+} // namespace sparksave

@@ -1,0 +1,28 @@
+// Text taken from a file never reaches a terminal or a JSON document raw. This is the one place
+// that turns file bytes into printable text: control characters, escape sequences, terminal
+// direction overrides and invalid UTF-8 become visible escapes (`\x1b`, `\n`, `\xff`, `\u{202e}`).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sparksave {
+
+// True when `bytes` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
+bool is_valid_utf8(std::string_view bytes) noexcept;
+
+// Appends `bytes` with every unsafe character escaped. With `quoted`, wraps the result in
+// double quotes and escapes `"` too. A backslash is always escaped, so the output is
+// unambiguous and parse_escaped() below reverses it.
+void append_display(std::string& out, std::string_view bytes, bool quoted = false);
+std::string display(std::string_view bytes, bool quoted = false);
+
+// Reverses append_display's escapes (`\\`, `\"`, `\n`, `\t`, `\r`, `\0`, `\xNN`, `\u{H..}`).
+// Returns false on a malformed escape.
+bool parse_escaped(std::string_view text, std::string& out);
+
+// Appends a JSON string literal for UTF-8 text (call is_valid_utf8 first; invalid sequences
+// are replaced by U+FFFD). Control and C1 characters and direction overrides use \uXXXX.
+void append_json_string(std::string& out, std::string_view utf8);
+
+} // namespace sparksave

@@ -1,0 +1,45 @@
+// Reading files with a size limit, and the atomic write every writer shares: a temporary file
+// beside the target, written, flushed, fsync'd, optionally re-read and verified, then renamed
+// into place. On any failure the target is untouched and no temporary file is left behind.
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sparksave {
+
+// Reads a whole file (or standard input for "-") of at most `max_bytes` bytes. Errors:
+// io_error (with the system's reason), too_large.
+Result<std::shared_ptr<const Source>> read_file(const std::filesystem::path& path,
+                                                std::uint64_t max_bytes);
+
+// The first `count` bytes of a file (fewer when it is shorter), for format detection.
+Result<std::string> read_head(const std::filesystem::path& path, std::size_t count);
+
+struct AtomicWriteOptions {
+    // When false, fail with io_error if the destination exists, and never replace it (even if
+    // it appears between the check and the rename).
+    bool replace_existing = true;
+    // Give the new file the permission bits of the file it replaces (else 0666 & ~umask).
+    bool keep_mode = true;
+    // Called with the bytes read back from the temporary file after it was flushed; an error
+    // stops the write before the rename.
+    std::function<Result<void>(std::string_view written)> verify;
+};
+
+// Writes `bytes` to `target` atomically. A symbolic link at `target` is followed: the file it
+// names is replaced and the link stays a link.
+Result<void> write_file_atomic(const std::filesystem::path& target, std::string_view bytes,
+                               const AtomicWriteOptions& options = {});
+
+// `path` with every symbolic link in its last component followed (at most 40 hops).
+Result<std::filesystem::path> follow_symlinks(const std::filesystem::path& path);
+
+} // namespace sparksave

@@ -1,0 +1,87 @@
+// The format table: the one explicit list of formats sparksave knows (formats/registry.cpp),
+// how each is recognised from its content, and the operations every command calls through it.
+// Detection is by content (magic bytes / first line), never by file name (CLI.md).
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace sparksave {
+
+struct ReadOptions {
+    // Keep reading after a checksum or version-field problem, so that `dump` can still show
+    // what the file holds. The problem is reported either way.
+    bool salvage = true;
+};
+
+// What a reader made of a file: the tree (complete, or as far as the data allowed) and every
+// finding. The file is valid when findings has no error.
+struct Parsed {
+    Document doc;
+    Findings findings;
+};
+
+// One line of `info`: a key for JSON, a label for people (empty: JSON only), the value as text.
+struct InfoField {
+    std::string key;
+    std::string label;
+    std::string text;
+    bool numeric = false; // the text is a JSON number
+};
+
+// What `info` and `verify` show about a file; computed without building a tree.
+struct Summary {
+    FormatId format = FormatId::spark_save;
+    std::uint32_t version = 0;
+    std::uint64_t size = 0;
+    bool version_known = false;
+    std::string integrity;               // "verified", "mismatch" or "none"
+    std::optional<std::uint32_t> checksum; // the stored checksum, when the format has one
+    bool engine_loads = false;           // would the current engine load it?
+    std::string engine_note;             // why not / what it needs
+    std::vector<InfoField> metadata;     // the save's own description (name, time, ...)
+    std::vector<InfoField> counts;       // entities, components, ...
+    std::vector<std::pair<std::string, std::uint64_t>> common_types; // most common first
+    Findings findings;
+};
+
+struct FormatInfo {
+    FormatId id;
+    std::string_view name;  // the --input-format name
+    std::string_view title; // for people
+    // Files above this size are refused before they are read.
+    std::uint64_t max_file_size;
+    // Does this content (the file's first k_detect_bytes bytes, or fewer) look like this format?
+    bool (*detect)(std::string_view head);
+    // Reads and checks everything, building the tree.
+    Parsed (*read)(std::shared_ptr<const Source> source, const ReadOptions& options);
+    // Checks everything and summarises, building no tree (verify, info).
+    Summary (*summarize)(std::string_view bytes);
+    // Writes the tree back to bytes (checksums recomputed).
+    Result<std::string> (*write)(const Document& doc);
+    // Appends the lossless JSON form of the tree (`dump --json`; the schema is in the format's
+    // man page section and spec.hpp).
+    void (*to_json)(const Document& doc, std::string& out);
+};
+
+inline constexpr std::size_t k_detect_bytes = 4096;
+
+std::span<const FormatInfo> format_table() noexcept;
+const FormatInfo& format_info(FormatId id);
+const FormatInfo* format_by_name(std::string_view name) noexcept;
+// The first format whose detect() accepts `head`, or nullptr.
+const FormatInfo* detect_format(std::string_view head) noexcept;
+std::string_view format_name(FormatId id) noexcept;
+// "spark_save, text_archive, ..." for messages and --help.
+std::string format_names();
+
+} // namespace sparksave

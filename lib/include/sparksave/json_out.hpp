@@ -1,0 +1,20 @@
+// Internal helpers for writing JSON: byte strings that stay lossless.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace sparksave {
+
+// Appends `bytes` as a JSON string when it is valid UTF-8, else as {"base64": "..."} so that
+// no byte is lost (the lossless-dump convention of every format).
+void append_json_bytes(std::string& out, std::string_view bytes);
+
+std::string base64_encode(std::string_view bytes);
+// Decodes standard base64 (with padding); false on a malformed input.
+bool base64_decode(std::string_view text, std::string& out);
+
+// Appends `depth` levels of two-space indentation.
+inline void indent(std::string& out, int depth) { out.append(static_cast<std::size_t>(depth) * 2, ' '); }
+
+} // namespace sparksave

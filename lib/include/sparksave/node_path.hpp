@@ -1,0 +1,64 @@
+// Node paths: the one syntax used by `dump --select`, error messages, diff output, `--ignore`
+// and migration reports (CLI.md "Node paths").
+//
+//   metadata.saveName                   a child by name
+//   entities[3]                         a child by index
+//   entities[name=legacy-player]        the first child whose name is legacy-player
+//   customState["quest.main.stage"]     a name quoted because it has characters other than
+//                                       [A-Za-z0-9_-]; escapes: \" \\ \n \t \r \0 \xNN \u{H..}
+//   entities[*].Transform.**            patterns (--ignore): * one step, ** any number of steps
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sparksave {
+
+struct PathStep {
+    enum class Kind : std::uint8_t { name, index, name_match, any_one, any_depth };
+    Kind kind = Kind::name;
+    std::string text;        // name or name_match value
+    std::uint64_t index = 0; // index
+    bool operator==(const PathStep&) const = default;
+};
+
+class NodePath {
+  public:
+    std::vector<PathStep> steps;
+
+    NodePath& name(std::string_view text);
+    NodePath& index(std::uint64_t i);
+    NodePath& name_match(std::string_view text);
+    bool empty() const noexcept { return steps.empty(); }
+    bool operator==(const NodePath&) const = default;
+
+    // The printed form; parse(str()) gives the same path back.
+    std::string str() const;
+    static Result<NodePath> parse(std::string_view text);
+};
+
+// True when `name` can be written bare (`.name`) rather than quoted (`["name"]`).
+bool is_bare_name(std::string_view name) noexcept;
+// Appends one name step: `.name` (no dot when first) or `["escaped name"]`.
+void append_path_name(std::string& out, std::string_view name);
+// Appends `[i]`.
+void append_path_index(std::string& out, std::uint64_t i);
+
+// The node a path names (patterns are refused). The error names the first step that matched
+// nothing.
+Result<NodeId> resolve(const Document& doc, const NodePath& path);
+
+// The path of `target` in `doc`, found by walking from the root (O(nodes); for messages).
+// Children of a list are printed by index, other children by name.
+std::string path_of(const Document& doc, NodeId target);
+
+// Whether a concrete path matches a pattern with `*` (one step) and `**` (zero or more steps).
+// `*` matches any one step; a name step `x` and `[name=x]` match each other.
+bool path_matches(const NodePath& pattern, const NodePath& path);
+
+} // namespace sparksave

@@ -1,0 +1,80 @@
+// Error codes, findings and their messages.
+#include "sparksave/error.hpp"
+
+#include <fmt/format.h>
+
+namespace sparksave {
+
+std::string_view code_name(ErrorCode code) noexcept {
+    switch (code) {
+    case ErrorCode::io_error: return "io_error";
+    case ErrorCode::too_large: return "too_large";
+    case ErrorCode::unknown_format: return "unknown_format";
+    case ErrorCode::truncated: return "truncated";
+    case ErrorCode::bad_magic: return "bad_magic";
+    case ErrorCode::unsupported_version: return "unsupported_version";
+    case ErrorCode::damaged_version: return "damaged_version";
+    case ErrorCode::checksum_mismatch: return "checksum_mismatch";
+    case ErrorCode::trailing_bytes: return "trailing_bytes";
+    case ErrorCode::limit_exceeded: return "limit_exceeded";
+    case ErrorCode::bad_metadata: return "bad_metadata";
+    case ErrorCode::duplicate_component: return "duplicate_component";
+    case ErrorCode::duplicate_key: return "duplicate_key";
+    case ErrorCode::name_component: return "name_component";
+    case ErrorCode::bad_parent: return "bad_parent";
+    case ErrorCode::needs_migration: return "needs_migration";
+    case ErrorCode::bad_value: return "bad_value";
+    case ErrorCode::bad_json: return "bad_json";
+    case ErrorCode::bad_usage: return "bad_usage";
+    case ErrorCode::internal: return "internal";
+    case ErrorCode::dropped_pairs: return "dropped_pairs";
+    }
+    return "internal";
+}
+
+std::string_view severity_name(Severity severity) noexcept {
+    return severity == Severity::error ? "error" : "warning";
+}
+
+std::string Error::describe() const {
+    std::string out;
+    if (has_offset())
+        out = fmt::format("at offset {:#x} ({})", offset, offset);
+    else if (line != 0)
+        out = fmt::format("at {}:{}", line, column);
+    if (!path.empty()) {
+        out += out.empty() ? "in " : ", in ";
+        out += path;
+    }
+    if (!out.empty()) out += ": ";
+    out += message;
+    return out;
+}
+
+Error make_error(ErrorCode code, std::string message, std::uint64_t offset, std::string path) {
+    Error e;
+    e.code = code;
+    e.severity = Severity::error;
+    e.offset = offset;
+    e.path = std::move(path);
+    e.message = std::move(message);
+    return e;
+}
+
+void Findings::add(Error finding) {
+    // Each severity keeps its first k_max_kept, so warnings never crowd out an error.
+    std::size_t& count = finding.severity == Severity::error ? errors_ : warnings_;
+    if (++count > k_max_kept) {
+        ++dropped_;
+        return;
+    }
+    items_.push_back(std::move(finding));
+}
+
+const Error* Findings::first_error() const noexcept {
+    for (const auto& f : items_)
+        if (f.severity == Severity::error) return &f;
+    return nullptr;
+}
+
+} // namespace sparksave

@@ -1,0 +1,46 @@
+// Lookups over the format table (the table itself is formats/registry.cpp).
+#include "sparksave/format.hpp"
+
+#include <stdexcept>
+
+namespace sparksave {
+
+const FormatInfo& format_info(FormatId id) {
+    for (const auto& f : format_table())
+        if (f.id == id) return f;
+    throw std::logic_error("format not in the table");
+}
+
+const FormatInfo* format_by_name(std::string_view name) noexcept {
+    for (const auto& f : format_table())
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+const FormatInfo* detect_format(std::string_view head) noexcept {
+    for (const auto& f : format_table())
+        if (f.detect(head)) return &f;
+    return nullptr;
+}
+
+std::string_view format_name(FormatId id) noexcept {
+    switch (id) {
+    case FormatId::spark_save: return "spark_save";
+    case FormatId::text_archive: return "text_archive";
+    case FormatId::spark_kv: return "spark_kv";
+    case FormatId::tess_world: return "tess_world";
+    case FormatId::gmsv: return "gmsv";
+    }
+    return "unknown";
+}
+
+std::string format_names() {
+    std::string out;
+    for (const auto& f : format_table()) {
+        if (!out.empty()) out += ", ";
+        out += f.name;
+    }
+    return out;
+}
+
+} // namespace sparksave

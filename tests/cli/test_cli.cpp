@@ -1,0 +1,71 @@
+// CLI tests (zstd cli-tests style): each testdata/cli/<case>/cmd is a shell command run from
+// testdata/ with the built `sparksave` first on PATH; its stdout, stderr and exit status must
+// equal the case's `stdout`, `stderr` and `status` files. SPARKSAVE_REGENERATE=1 rewrites them.
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <unistd.h>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+using namespace sparksave;
+
+#ifdef SPARKSAVE_BINARY
+
+namespace {
+
+struct Run {
+    std::string out, err;
+    int status = -1;
+};
+
+std::string shell_quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+Run run_case(const fs::path& case_dir, const fs::path& scratch) {
+    std::string cmd = test::read_bytes(case_dir / "cmd");
+    while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r')) cmd.pop_back();
+    const fs::path bin = fs::path(SPARKSAVE_BINARY).parent_path();
+    const fs::path out = scratch / "stdout", err = scratch / "stderr";
+    std::string script = "cd " + shell_quote(test::testdata().string()) + " && export PATH=" + shell_quote(bin.string()) +
+                         ":\"$PATH\" LC_ALL=C SCRATCH=" + shell_quote(scratch.string()) + " && unset NO_COLOR && (" + cmd +
+                         ") >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
+    int rc = std::system(("/bin/sh -c " + shell_quote(script)).c_str());
+    Run r;
+    r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+    r.out = test::read_bytes(out);
+    r.err = test::read_bytes(err);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("cli cases: stdout, stderr and exit status of the built binary") {
+    std::vector<fs::path> cases;
+    for (const auto& e : fs::directory_iterator(test::testdata() / "cli"))
+        if (e.is_directory() && fs::exists(e.path() / "cmd")) cases.push_back(e.path());
+    std::sort(cases.begin(), cases.end());
+    REQUIRE(cases.size() >= 30);
+    const fs::path scratch = fs::temp_directory_path() / ("sparksave-cli-" + std::to_string(::getpid()));
+    for (const auto& c : cases) {
+        CAPTURE(c.filename().string());
+        fs::remove_all(scratch);
+        fs::create_directories(scratch);
+        Run r = run_case(c, scratch);
+        std::string d = test::check_golden(c / "stdout", r.out);
+        CHECK_MESSAGE(d.empty(), d);
+        d = test::check_golden(c / "stderr", r.err);
+        CHECK_MESSAGE(d.empty(), d);
+        d = test::check_golden(c / "status", std::to_string(r.status) + "\n");
+        CHECK_MESSAGE(d.empty(), d);
+    }
+    fs::remove_all(scratch);
+}
+
+#endif

@@ -1,0 +1,119 @@
+// Golden corpus (DESIGN.md "Tests"): testdata/<format>/valid/* parse, round-trip byte for byte
+// and dump to the checked-in goldens; testdata/<format>/invalid/* report exactly the findings
+// in their .expect files; every truncation and single-byte flip of every valid file gives a
+// clean result. SPARKSAVE_REGENERATE=1 rewrites the goldens.
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+#include "sparksave/format.hpp"
+#include "sparksave/print.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+using namespace sparksave;
+namespace fs = std::filesystem;
+
+namespace {
+
+Parsed parse(const FormatInfo& format, std::string bytes) {
+    return format.read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{});
+}
+
+std::string findings_text(const Findings& findings) {
+    std::string out;
+    for (const auto& f : findings.items()) {
+        std::string off = f.has_offset() ? fmt::format("{:#x}", f.offset) : "-";
+        out += fmt::format("{} {} {} {}\n", severity_name(f.severity), code_name(f.code), off, f.path.empty() ? "-" : f.path);
+    }
+    return out;
+}
+
+// Formats with a corpus so far.
+const FormatInfo& corpus_format(const char* name) {
+    const FormatInfo* f = format_by_name(name);
+    REQUIRE(f);
+    return *f;
+}
+
+} // namespace
+
+TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
+    for (const char* name : {"spark_save"}) {
+        const FormatInfo& format = corpus_format(name);
+        const fs::path dir = test::testdata() / name;
+        auto files = test::files_in(dir / "valid", "");
+        REQUIRE(files.size() >= 3);
+        for (const auto& file : files) {
+            CAPTURE(file.filename().string());
+            const std::string bytes = test::read_bytes(file);
+            Parsed p = parse(format, bytes);
+            CHECK_MESSAGE(!p.findings.has_errors(), findings_text(p.findings));
+            auto written = format.write(p.doc);
+            REQUIRE_MESSAGE(written.has_value(), (written ? "" : written.error().describe()));
+            CHECK(*written == bytes);
+
+            std::string text = findings_text(p.findings);
+            print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+            std::string diff = test::check_golden(dir / "golden" / (file.filename().string() + ".dump"), text);
+            CHECK_MESSAGE(diff.empty(), diff);
+            std::string json;
+            format.to_json(p.doc, json);
+            diff = test::check_golden(dir / "golden" / (file.filename().string() + ".json"), json);
+            CHECK_MESSAGE(diff.empty(), diff);
+        }
+    }
+}
+
+TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
+    for (const char* name : {"spark_save"}) {
+        const FormatInfo& format = corpus_format(name);
+        const fs::path dir = test::testdata() / name / "invalid";
+        auto expects = test::files_in(dir, ".expect");
+        REQUIRE(expects.size() >= 40);
+        for (const auto& expect : expects) {
+            fs::path file = expect;
+            file.replace_extension("." + std::string(name));
+            CAPTURE(file.filename().string());
+            Parsed p = parse(format, test::read_bytes(file));
+            CHECK(p.findings.has_errors());
+            CHECK(findings_text(p.findings) == test::read_bytes(expect));
+            for (const auto& f : p.findings.items()) CHECK_FALSE(f.message.empty());
+        }
+    }
+}
+
+TEST_CASE("every truncation and single-byte flip of every valid file is handled cleanly") {
+    std::size_t cases = 0;
+    for (const char* name : {"spark_save"}) {
+        const FormatInfo& format = corpus_format(name);
+        for (const auto& file : test::files_in(test::testdata() / name / "valid", "")) {
+            CAPTURE(file.filename().string());
+            const std::string bytes = test::read_bytes(file);
+            auto check = [&](std::string variant) {
+                Parsed p = parse(format, variant);
+                Summary s = format.summarize(variant);
+                CHECK(p.findings.has_errors() == s.findings.has_errors());
+                std::string text;
+                print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+                if (!p.findings.has_errors()) {
+                    auto written = format.write(p.doc);
+                    REQUIRE(written);
+                    CHECK(*written == variant);
+                }
+                ++cases;
+            };
+            for (std::size_t cut = 0; cut < bytes.size(); ++cut) check(bytes.substr(0, cut));
+            for (std::size_t i = 0; i < bytes.size(); ++i) {
+                for (int mask : {0x01, 0x80, 0xFF}) {
+                    std::string flipped = bytes;
+                    flipped[i] = static_cast<char>(flipped[i] ^ mask);
+                    check(std::move(flipped));
+                }
+            }
+        }
+    }
+    MESSAGE("variants checked: ", cases);
+}

@@ -1,0 +1,24 @@
+// libFuzzer target for the `.spark_save` reader: read, summarize, print, and when the input is
+// valid, check that writing it back gives the same bytes.
+#include "sparksave/print.hpp"
+#include "sparksave/spark_save.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace sparksave;
+    std::string bytes(reinterpret_cast<const char*>(data), size);
+    auto summary = spark_save::summarize(bytes);
+    Parsed p = spark_save::read(std::make_shared<const Source>(bytes));
+    if (p.findings.has_errors() != summary.findings.has_errors()) std::abort();
+    std::string text;
+    print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+    spark_save::to_json(p.doc, text);
+    if (!p.findings.has_errors()) {
+        auto written = spark_save::write(p.doc);
+        if (!written || *written != bytes) std::abort();
+    }
+    return 0;
+}

@@ -1,0 +1,22 @@
+// Helpers the tests share: reading test files, goldens that regenerate on request.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace sparksave::test {
+
+std::filesystem::path testdata();
+std::string read_bytes(const std::filesystem::path& path);
+void write_bytes(const std::filesystem::path& path, const std::string& bytes);
+// Files directly in `dir` whose name ends with `suffix`, sorted.
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& suffix);
+// True when SPARKSAVE_REGENERATE=1: golden tests rewrite their expected files instead of
+// comparing (review the diff like code).
+bool regenerate();
+// Compares `actual` with the golden file (or rewrites it when regenerating). Returns an empty
+// string when equal, else a description of the first difference.
+std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
+
+} // namespace sparksave::test

@@ -1,0 +1,296 @@
+// Unit tests of the format-neutral core: byte reader/writer, CRC-32, escaping, node paths,
+// the Document tree, base64, file I/O.
+#include <doctest/doctest.h>
+
+#include "sparksave/bytes.hpp"
+#include "sparksave/crc32.hpp"
+#include "sparksave/document.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
+#include "sparksave/json_out.hpp"
+#include "sparksave/node_path.hpp"
+#include "support.hpp"
+#include "text_util.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace sparksave;
+namespace fs = std::filesystem;
+
+TEST_CASE("byte reader reads little-endian and keeps its first error") {
+    const std::string data("\x01\x02\x03\x04\x05\x06\x07", 7);
+    ByteReader r(as_bytes(data));
+    CHECK(r.u16() == 0x0201);
+    CHECK(r.u32() == 0x06050403);
+    CHECK(r.ok());
+    CHECK(r.remaining() == 1);
+    CHECK(r.u16() == 0); // one byte left: fails
+    CHECK_FALSE(r.ok());
+    CHECK(r.failed_at() == 6);
+    CHECK(r.wanted() == 2);
+    CHECK(r.u8() == 0); // sticky: later reads fail too, the first failure is kept
+    CHECK(r.failed_at() == 6);
+    CHECK(r.bytes(0).empty());
+}
+
+TEST_CASE("byte reader refuses a huge length without reading past the end") {
+    const std::string data("\xff\xff", 2);
+    ByteReader r(as_bytes(data));
+    auto n = r.u16();
+    CHECK(r.bytes(n).empty());
+    CHECK_FALSE(r.ok());
+    CHECK(r.failed_at() == 2);
+    CHECK(r.wanted() == 0xFFFF);
+}
+
+TEST_CASE("byte writer writes little-endian and patches") {
+    ByteWriter w;
+    w.u16(0x0102);
+    w.u32(0x03040506);
+    w.u64(0x0708090A0B0C0D0Eull);
+    w.patch_u32(2, 0xAABBCCDD);
+    const std::string expected("\x02\x01\xdd\xcc\xbb\xaa\x0e\x0d\x0c\x0b\x0a\x09\x08\x07", 14);
+    CHECK(w.view() == expected);
+}
+
+namespace {
+std::uint32_t bitwise_crc32(std::string_view s) {
+    std::uint32_t c = 0xFFFFFFFF;
+    for (unsigned char b : s) {
+        c ^= b;
+        for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0xEDB88320u : c >> 1;
+    }
+    return ~c;
+}
+} // namespace
+
+TEST_CASE("crc32 matches the check value and a bitwise reference") {
+    CHECK(crc32("123456789") == 0xCBF43926u);
+    CHECK(crc32("") == 0u);
+    std::mt19937 rng(7);
+    for (std::size_t len : {1u, 7u, 8u, 9u, 63u, 64u, 65u, 1000u, 4099u}) {
+        std::string s(len, '\0');
+        for (auto& c : s) c = static_cast<char>(rng());
+        CHECK(crc32(s) == bitwise_crc32(s));
+        // Incremental use agrees with one pass, at every split point class.
+        std::size_t cut = len / 3;
+        CHECK(crc32_update(crc32(s.substr(0, cut)), std::string_view(s).substr(cut)) == crc32(s));
+    }
+}
+
+TEST_CASE("display escaping keeps the terminal safe and reverses") {
+    CHECK(display("plain") == "plain");
+    CHECK(display("a\"b", true) == "\"a\\\"b\"");
+    CHECK(display("\x1b[31mred") == "\\x1b[31mred");
+    CHECK(display("tab\tnl\ncr\r") == "tab\\tnl\\ncr\\r");
+    CHECK(display(std::string("\xff\xfe", 2)) == "\\xff\\xfe");
+    CHECK(display("back\\slash") == "back\\\\slash");
+    CHECK(display("caf\xc3\xa9") == "caf\xc3\xa9");           // valid UTF-8 stays
+    CHECK(display("\xe2\x80\xae" "evil") == "\\u{202e}evil"); // right-to-left override
+    CHECK(display("\xc2\x9b") == "\\u{9b}");                  // C1 CSI
+    CHECK(display("\xc0\xaf") == "\\xc0\\xaf");               // overlong '/'
+    const std::string samples[] = {"", "x", "\x1b\x00\x7f\xff", "caf\xc3\xa9 \xe2\x80\xae", "\\x41"};
+    for (const auto& s : samples) {
+        std::string back;
+        REQUIRE(parse_escaped(display(s), back));
+        CHECK(back == s);
+    }
+    std::string bad;
+    CHECK_FALSE(parse_escaped("\\q", bad));
+    CHECK_FALSE(parse_escaped("\\x4", bad));
+    CHECK_FALSE(parse_escaped("\\u{110000}", bad));
+}
+
+TEST_CASE("utf-8 validation") {
+    CHECK(is_valid_utf8("hello world, a long ascii run to cross the 8-byte fast path"));
+    CHECK(is_valid_utf8("\xf0\x9f\x98\x80"));
+    CHECK_FALSE(is_valid_utf8("\xed\xa0\x80")); // surrogate
+    CHECK_FALSE(is_valid_utf8("\xf4\x90\x80\x80")); // above U+10FFFF
+    CHECK_FALSE(is_valid_utf8("abc\xe2\x82"));      // cut short
+}
+
+TEST_CASE("json strings escape controls and stay valid") {
+    std::string out;
+    append_json_string(out, "a\"\\\n\x01\x1b\xc2\x9b");
+    CHECK(out == "\"a\\\"\\\\\\n\\u0001\\u001b\\u009b\"");
+    out.clear();
+    append_json_bytes(out, std::string("\xff", 1));
+    CHECK(out == "{\"base64\": \"/w==\"}");
+}
+
+TEST_CASE("base64 round trip and rejection") {
+    for (std::string s : {std::string(), std::string("f"), std::string("fo"), std::string("foo"), std::string("\0\xff\x10", 3)}) {
+        std::string back;
+        REQUIRE(base64_decode(base64_encode(s), back));
+        CHECK(back == s);
+    }
+    std::string out;
+    CHECK(base64_encode("foobar") == "Zm9vYmFy");
+    CHECK_FALSE(base64_decode("Zm9", out));
+    CHECK_FALSE(base64_decode("Zm=v", out));
+    CHECK_FALSE(base64_decode("Z!9v", out));
+}
+
+TEST_CASE("node paths print and parse") {
+    NodePath p;
+    p.name("entities").index(3).name("Transform").name("px");
+    CHECK(p.str() == "entities[3].Transform.px");
+    NodePath q;
+    q.name("customState").name("quest.main.stage");
+    CHECK(q.str() == "customState[\"quest.main.stage\"]");
+    NodePath r;
+    r.name("entities").name_match("legacy-player");
+    CHECK(r.str() == "entities[name=legacy-player]");
+    for (const NodePath* path : {&p, &q, &r}) {
+        auto parsed = NodePath::parse(path->str());
+        REQUIRE(parsed);
+        CHECK(*parsed == *path);
+    }
+    NodePath odd;
+    odd.name("").name("a\"b\n\xff").name_match("x y");
+    auto parsed = NodePath::parse(odd.str());
+    REQUIRE(parsed);
+    CHECK(*parsed == odd);
+    CHECK(odd.str() == "[\"\"][\"a\\\"b\\n\\xff\"][name=\"x y\"]");
+}
+
+TEST_CASE("node path parse errors say where") {
+    for (const char* bad : {"", ".a", "a..b", "a[", "a[x]", "a[\"unterminated]", "a b", "a[1"}) {
+        auto parsed = NodePath::parse(bad);
+        CHECK_FALSE(parsed);
+        if (!parsed) CHECK(parsed.error().message.find("bad node path") != std::string::npos);
+    }
+}
+
+TEST_CASE("node path patterns") {
+    auto pat = [](const char* s) { return *NodePath::parse(s); };
+    auto path = pat("entities[3].Transform.px");
+    CHECK(path_matches(pat("entities[3].Transform.px"), path));
+    CHECK(path_matches(pat("entities.*.Transform.px"), path));
+    CHECK(path_matches(pat("entities[*].Transform.*"), path));
+    CHECK(path_matches(pat("**.px"), path));
+    CHECK(path_matches(pat("entities.**"), path));
+    CHECK(path_matches(pat("**"), path));
+    CHECK_FALSE(path_matches(pat("entities.*.px"), path));
+    CHECK_FALSE(path_matches(pat("customState.**"), path));
+    CHECK(path_matches(pat("entities[name=a].T"), pat("entities.a.T")));
+}
+
+TEST_CASE("document tree: build, find, resolve, path_of") {
+    auto src = std::make_shared<const Source>(std::string("alphabeta"));
+    Document doc(FormatId::spark_save, 4, src);
+    TreeBuilder b(doc);
+    NodeId list = b.open(NodeKind::list, doc.text("entities"));
+    NodeId e0 = b.open(NodeKind::object, doc.ref(src->view().substr(0, 5)), Span{0, 5});
+    NodeId leaf = b.add(NodeKind::scalar, doc.text("hp"), doc.ref(src->view().substr(5, 4)), Span{5, 4}, ValueType::string);
+    b.close();
+    NodeId e1 = b.add(NodeKind::object, doc.text("second"));
+    b.close();
+    CHECK(doc.child_count(list) == 2);
+    CHECK(doc.name(e0) == "alpha");
+    CHECK(doc.value(leaf) == "beta");
+    CHECK(doc.child_at(list, 1) == e1);
+    CHECK(*resolve(doc, *NodePath::parse("entities[0].hp")) == leaf);
+    CHECK(*resolve(doc, *NodePath::parse("entities[name=second]")) == e1);
+    auto missing = resolve(doc, *NodePath::parse("entities[7].hp"));
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().message == "no node at entities[7] (looking for entities[7].hp)");
+    CHECK(path_of(doc, leaf) == "entities[0].hp");
+    // Arena text and appends.
+    NodeId added = doc.append(e1, NodeKind::scalar, doc.text("new"), doc.text("value"));
+    CHECK(doc.value(added) == "value");
+    CHECK(doc.last_child(e1) == added);
+    doc.unlink(e1, added);
+    CHECK(doc.child_count(e1) == 0);
+}
+
+TEST_CASE("human-readable times") {
+    CHECK(iso8601_utc("1700000000") == "2023-11-14T22:13:20Z");
+    CHECK(iso8601_utc("0") == "1970-01-01T00:00:00Z");
+    CHECK(iso8601_utc("99999999999999") == "99999999999999");
+    CHECK(iso8601_utc("x\x1b") == "x\\x1b");
+    CHECK(hours_minutes_seconds("42.5") == "0:00:42");
+    CHECK(hours_minutes_seconds("3725.5") == "1:02:05");
+    CHECK(hours_minutes_seconds("-1") == "-1");
+    CHECK(is_json_number("-12.5e3"));
+    CHECK_FALSE(is_json_number("+1"));
+    CHECK_FALSE(is_json_number("01"));
+    CHECK_FALSE(is_json_number("1."));
+}
+
+namespace {
+struct TempDir {
+    fs::path path;
+    TempDir() {
+        std::string t = (fs::temp_directory_path() / "sparksave-test-XXXXXX").string();
+        path = ::mkdtemp(t.data());
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+        fs::remove_all(path, ec);
+    }
+    std::size_t entries() const {
+        return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), fs::directory_iterator()));
+    }
+};
+} // namespace
+
+TEST_CASE("read_file enforces the size limit") {
+    TempDir dir;
+    std::ofstream(dir.path / "f", std::ios::binary) << "0123456789";
+    auto ok = read_file(dir.path / "f", 10);
+    REQUIRE(ok);
+    CHECK((*ok)->view() == "0123456789");
+    auto big = read_file(dir.path / "f", 9);
+    REQUIRE_FALSE(big);
+    CHECK(big.error().code == ErrorCode::too_large);
+    auto missing = read_file(dir.path / "nope", 10);
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().code == ErrorCode::io_error);
+    CHECK(missing.error().message == "cannot open: No such file or directory");
+}
+
+TEST_CASE("atomic write replaces, keeps the mode, follows links, leaves no temp file") {
+    TempDir dir;
+    fs::path target = dir.path / "save.bin";
+    REQUIRE(write_file_atomic(target, "first"));
+    ::chmod(target.c_str(), 0640);
+    REQUIRE(write_file_atomic(target, "second"));
+    CHECK(test::read_bytes(target) == "second");
+    struct stat st {};
+    ::stat(target.c_str(), &st);
+    CHECK((st.st_mode & 07777) == 0640);
+    fs::create_symlink("save.bin", dir.path / "link");
+    REQUIRE(write_file_atomic(dir.path / "link", "third"));
+    CHECK(fs::is_symlink(dir.path / "link"));
+    CHECK(test::read_bytes(target) == "third");
+    CHECK(dir.entries() == 2);
+}
+
+TEST_CASE("atomic write never clobbers when asked, and fails cleanly") {
+    TempDir dir;
+    fs::path target = dir.path / "keep";
+    REQUIRE(write_file_atomic(target, "original"));
+    AtomicWriteOptions no_replace;
+    no_replace.replace_existing = false;
+    auto r = write_file_atomic(target, "new", no_replace);
+    REQUIRE_FALSE(r);
+    CHECK(test::read_bytes(target) == "original");
+    // A verify hook that refuses: the target stays, no temp file remains.
+    AtomicWriteOptions refuse;
+    refuse.verify = [](std::string_view) -> Result<void> { return make_error(ErrorCode::bad_value, "no"); };
+    CHECK_FALSE(write_file_atomic(target, "new", refuse));
+    CHECK(test::read_bytes(target) == "original");
+    CHECK(dir.entries() == 1);
+    if (::geteuid() != 0) { // root ignores directory permissions
+        fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+        CHECK_FALSE(write_file_atomic(target, "new"));
+        fs::permissions(dir.path, fs::perms::owner_all);
+        CHECK(test::read_bytes(target) == "original");
+    }
+}
