@@ -8,5 +8,6 @@ namespace sparksave::app {
 void setup_info(CLI::App& app, int& exit_code);
 void setup_dump(CLI::App& app, int& exit_code);
 void setup_verify(CLI::App& app, int& exit_code);
+void setup_migrate(CLI::App& app, int& exit_code);
 
 } // namespace sparksave::app

@@ -179,7 +179,7 @@ FileList collect_files(const std::vector<std::string>& paths) {
     for (const auto& path : paths) {
         std::error_code ec;
         if (path == "-" || !fs::is_directory(path, ec)) {
-            list.files.push_back({path, false});
+            list.files.push_back({path, false, path});
             continue;
         }
         std::vector<std::string> found;
@@ -213,7 +213,7 @@ FileList collect_files(const std::vector<std::string>& paths) {
                     continue;
                 }
             }
-            list.files.push_back({std::move(file), true});
+            list.files.push_back({std::move(file), true, path});
         }
     }
     return list;

@@ -74,6 +74,7 @@ struct FileList {
     struct Entry {
         std::string path;
         bool from_directory = false;
+        std::string root; // the command-line argument it was found under
     };
     std::vector<Entry> files;
     std::size_t skipped = 0; // files of no known format found in directories

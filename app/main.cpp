@@ -3,6 +3,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include "sparksave/file_io.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <csignal>
@@ -17,6 +19,12 @@
 using namespace sparksave::app;
 
 namespace {
+
+extern "C" void on_fatal_signal(int sig) {
+    sparksave::remove_temporary_files();
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
 
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
 std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
@@ -42,6 +50,10 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
 int main(int argc, char** argv) {
     // A closed pipe (`sparksave dump big | head`) surfaces as EPIPE, which ends output quietly.
     std::signal(SIGPIPE, SIG_IGN);
+    // A file-size limit surfaces as EFBIG from write(), which fails that one file cleanly.
+    std::signal(SIGXFSZ, SIG_IGN);
+    // Interrupted: remove the temporary files of writes in progress, then die of the signal.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_fatal_signal);
 
     CLI::App app{"sparksave: read, check, dump, migrate and diff game save files", "sparksave"};
     app.set_version_flag("--version", "sparksave " SPARKSAVE_VERSION);
@@ -58,6 +70,7 @@ int main(int argc, char** argv) {
     setup_info(app, exit_code);
     setup_dump(app, exit_code);
     setup_verify(app, exit_code);
+    setup_migrate(app, exit_code);
 
     if (auto unknown = unknown_command(app, argc, argv)) {
         message(*unknown);

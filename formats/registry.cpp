@@ -15,6 +15,7 @@ const FormatInfo k_formats[] = {
         .name = "spark_save",
         .title = "SparkEngine save (.spark_save)",
         .max_file_size = spark_save::k_max_file_size,
+        .current_version = spark_save::k_current_version,
         .detect = spark_save::detect,
         .read = spark_save::read,
         .summarize = spark_save::summarize,

@@ -1,5 +1,6 @@
 // Reading a `.spark_save` into the Document tree (layout of the tree: spec.hpp).
 #include "reader.hpp"
+#include "tree.hpp"
 
 #include "sparksave/spark_save.hpp"
 
@@ -14,29 +15,13 @@ class TreeSink {
     explicit TreeSink(Document& doc)
         : doc_(doc), b_(doc), metadata_(doc.text(k_metadata)), entities_(doc.text(k_entities)),
           custom_state_(doc.text(k_custom_state)), trailing_(doc.text(k_trailing)),
-          checksum_(doc.text(k_checksum)), position_(doc.text(k_position)) {}
+          checksum_(doc.text(k_checksum)) {}
 
     void on_header(std::uint32_t version) { doc_.set_version(version); }
 
     void on_metadata(std::string_view block, std::size_t offset, const Metadata& meta) {
-        b_.open(NodeKind::object, metadata_, span(offset, block.size()), doc_.ref(block));
-        NodeId position = k_no_node;
-        for (std::size_t i = 0; i < meta.count; ++i) {
-            const MetaField& f = meta.fields[i];
-            if (f.in_position && position == k_no_node) {
-                position = b_.open(NodeKind::object, position_, span(f.offset, 0));
-            } else if (!f.in_position && position != k_no_node) {
-                close_at(meta.fields[i - 1].offset + meta.fields[i - 1].text.size());
-                position = k_no_node;
-            }
-            b_.add(NodeKind::scalar, name_of(f), doc_.ref(f.text), span(f.offset, f.text.size()),
-                   f.type);
-        }
-        if (position != k_no_node) {
-            const MetaField& last = meta.fields[meta.count - 1];
-            close_at(last.offset + last.text.size());
-        }
-        b_.close();
+        NodeId id = b_.add(NodeKind::object, metadata_, doc_.ref(block), span(offset, block.size()));
+        add_metadata_fields(doc_, id, meta, true);
     }
 
     void on_entities_begin(std::uint32_t, std::size_t offset) {
@@ -90,17 +75,10 @@ class TreeSink {
         n.span.length = static_cast<std::uint32_t>(end - n.span.offset);
         b_.close();
     }
-    Str name_of(const MetaField& f) {
-        for (auto& [name, str] : field_names_)
-            if (name == f.name) return str;
-        field_names_.emplace_back(f.name, doc_.text(f.name));
-        return field_names_.back().second;
-    }
 
     Document& doc_;
     TreeBuilder b_;
-    Str metadata_, entities_, custom_state_, trailing_, checksum_, position_;
-    std::vector<std::pair<std::string_view, Str>> field_names_;
+    Str metadata_, entities_, custom_state_, trailing_, checksum_;
     std::uint32_t declared_ = 0;
 };
 

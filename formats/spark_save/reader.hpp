@@ -53,7 +53,9 @@ struct MetaField {
 struct Metadata {
     std::array<MetaField, 13> fields{};
     std::size_t count = 0;
-    bool complete = false; // every field present and well-formed
+    bool complete = false; // every field present and well-formed, nothing after playerDeaths
+    std::size_t end = 0;   // block offset just after the playerDeaths token, when it was read
+    bool all_present = false; // every field of the version present (well-formed or not)
 };
 
 // The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
@@ -155,6 +157,96 @@ inline std::string_view check_meta_number(std::string_view token, ValueType type
     default: return {};
     }
 }
+
+// 1.2: strings by getline, numbers by `>>`; v3/v4 require every field, finite floats and
+// nothing but whitespace after playerDeaths. The v1/v2 readers checked none of it.
+template <class Problem, class Note>
+void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version, Metadata& meta,
+                      Problem&& metadata_problem, Note&& warning) {
+    static constexpr std::string_view k_strings_v1[] = {k_save_name, k_scene_name, k_player_class};
+    static constexpr std::string_view k_strings_v2[] = {k_save_name, k_scene_name, k_player_class,
+                                                        k_screenshot_path};
+    struct NumberField {
+        std::string_view name;
+        ValueType type;
+        bool in_position;
+    };
+    static constexpr NumberField k_numbers[] = {
+        {k_timestamp, ValueType::unsigned_integer, false},
+        {k_play_time, ValueType::floating, false},
+        {k_player_health, ValueType::floating, false},
+        {k_player_armor, ValueType::floating, false},
+        {"x", ValueType::floating, true},
+        {"y", ValueType::floating, true},
+        {"z", ValueType::floating, true},
+        {k_player_kills, ValueType::integer, false},
+        {k_player_deaths, ValueType::integer, false},
+    };
+    std::span<const std::string_view> strings = k_strings_v2;
+    if (version == 1) strings = k_strings_v1;
+    auto field_path = [](std::string_view name, bool in_position) {
+        std::string p(k_metadata);
+        if (in_position) append_path_name(p, k_position);
+        append_path_name(p, name);
+        return p;
+    };
+    std::size_t pos = 0;
+    bool well_formed = true;
+    for (std::string_view name : strings) {
+        if (pos >= block.size()) {
+            metadata_problem(base + pos, field_path(name, false),
+                             fmt::format("expected the {} line, found the end of the "
+                                         "metadata block",
+                                         name));
+            return;
+        }
+        std::size_t nl = block.find('\n', pos);
+        std::size_t end = nl == std::string_view::npos ? block.size() : nl;
+        std::string_view text = block.substr(pos, end - pos);
+        if (text.find('\r') != std::string_view::npos) {
+            warning(base + pos, field_path(name, false),
+                    fmt::format("{} contains a carriage return (\\r), which the engine's "
+                                "writer refuses: the engine can load this save but not "
+                                "write it back",
+                                name));
+        }
+        meta.fields[meta.count++] = {name, text, base + pos, ValueType::string, false};
+        pos = nl == std::string_view::npos ? block.size() : nl + 1;
+    }
+    for (const auto& f : k_numbers) {
+        while (pos < block.size() && is_space(block[pos])) ++pos;
+        if (pos >= block.size()) {
+            metadata_problem(base + pos, field_path(f.name, f.in_position),
+                             fmt::format("expected {}, found the end of the metadata block",
+                                         f.type == ValueType::unsigned_integer ? "the timestamp"
+                                                                               : "a number"));
+            return;
+        }
+        std::size_t end = pos;
+        while (end < block.size() && !is_space(block[end])) ++end;
+        std::string_view token = block.substr(pos, end - pos);
+        if (auto expected = check_meta_number(token, f.type); !expected.empty()) {
+            well_formed = false;
+            metadata_problem(base + pos, field_path(f.name, f.in_position),
+                             fmt::format("expected {}, found {}", expected, display(token, true)));
+        }
+        meta.fields[meta.count++] = {f.name, token, base + pos, f.type, f.in_position};
+        pos = end;
+    }
+    meta.end = pos;
+    meta.all_present = true;
+    std::size_t rest = pos;
+    while (rest < block.size() && is_space(block[rest])) ++rest;
+    if (rest < block.size()) {
+        well_formed = false;
+        std::string_view extra = block.substr(rest, std::min<std::size_t>(block.size() - rest, 40));
+        metadata_problem(base + rest, std::string(k_metadata),
+                         fmt::format("expected only whitespace after playerDeaths, found {}{}",
+                                     display(extra, true), block.size() - rest > 40 ? "..." : ""));
+    }
+    meta.complete = well_formed;
+}
+
 
 template <class Sink> class Reader {
   public:
@@ -487,89 +579,15 @@ template <class Sink> class Reader {
         return true;
     }
 
-    // 1.2: strings by getline, numbers by `>>`; v3/v4 require every field, finite floats and
-    // nothing but whitespace after playerDeaths. The v1/v2 readers checked none of it.
     void parse_metadata(std::string_view block, std::size_t base, Metadata& meta) {
-        static constexpr std::string_view k_strings_v1[] = {k_save_name, k_scene_name, k_player_class};
-        static constexpr std::string_view k_strings_v2[] = {k_save_name, k_scene_name, k_player_class,
-                                                            k_screenshot_path};
-        struct NumberField {
-            std::string_view name;
-            ValueType type;
-            bool in_position;
-        };
-        static constexpr NumberField k_numbers[] = {
-            {k_timestamp, ValueType::unsigned_integer, false},
-            {k_play_time, ValueType::floating, false},
-            {k_player_health, ValueType::floating, false},
-            {k_player_armor, ValueType::floating, false},
-            {"x", ValueType::floating, true},
-            {"y", ValueType::floating, true},
-            {"z", ValueType::floating, true},
-            {k_player_kills, ValueType::integer, false},
-            {k_player_deaths, ValueType::integer, false},
-        };
-        std::span<const std::string_view> strings = k_strings_v2;
-        if (version_ == 1) strings = k_strings_v1;
-        auto field_path = [](std::string_view name, bool in_position) {
-            std::string p(k_metadata);
-            if (in_position) append_path_name(p, k_position);
-            append_path_name(p, name);
-            return p;
-        };
-        std::size_t pos = 0;
-        bool well_formed = true;
-        for (std::string_view name : strings) {
-            if (pos >= block.size()) {
-                metadata_problem(base + pos, field_path(name, false),
-                                 fmt::format("expected the {} line, found the end of the "
-                                             "metadata block",
-                                             name));
-                return;
-            }
-            std::size_t nl = block.find('\n', pos);
-            std::size_t end = nl == std::string_view::npos ? block.size() : nl;
-            std::string_view text = block.substr(pos, end - pos);
-            if (text.find('\r') != std::string_view::npos) {
-                warning(ErrorCode::bad_metadata, base + pos, field_path(name, false),
-                        fmt::format("{} contains a carriage return (\\r), which the engine's "
-                                    "writer refuses: the engine can load this save but not "
-                                    "write it back",
-                                    name));
-            }
-            meta.fields[meta.count++] = {name, text, base + pos, ValueType::string, false};
-            pos = nl == std::string_view::npos ? block.size() : nl + 1;
-        }
-        for (const auto& f : k_numbers) {
-            while (pos < block.size() && is_space(block[pos])) ++pos;
-            if (pos >= block.size()) {
-                metadata_problem(base + pos, field_path(f.name, f.in_position),
-                                 fmt::format("expected {}, found the end of the metadata block",
-                                             f.type == ValueType::unsigned_integer ? "the timestamp"
-                                                                                   : "a number"));
-                return;
-            }
-            std::size_t end = pos;
-            while (end < block.size() && !is_space(block[end])) ++end;
-            std::string_view token = block.substr(pos, end - pos);
-            if (auto expected = check_meta_number(token, f.type); !expected.empty()) {
-                well_formed = false;
-                metadata_problem(base + pos, field_path(f.name, f.in_position),
-                                 fmt::format("expected {}, found {}", expected, display(token, true)));
-            }
-            meta.fields[meta.count++] = {f.name, token, base + pos, f.type, f.in_position};
-            pos = end;
-        }
-        std::size_t rest = pos;
-        while (rest < block.size() && is_space(block[rest])) ++rest;
-        if (rest < block.size()) {
-            well_formed = false;
-            std::string_view extra = block.substr(rest, std::min<std::size_t>(block.size() - rest, 40));
-            metadata_problem(base + rest, std::string(k_metadata),
-                             fmt::format("expected only whitespace after playerDeaths, found {}{}",
-                                         display(extra, true), block.size() - rest > 40 ? "..." : ""));
-        }
-        meta.complete = well_formed;
+        parse_metadata_block(
+            block, base, version_, meta,
+            [this](std::size_t offset, std::string path, std::string message) {
+                metadata_problem(offset, std::move(path), std::move(message));
+            },
+            [this](std::size_t offset, std::string path, std::string message) {
+                warning(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
+            });
     }
 
     void metadata_problem(std::size_t offset, std::string path, std::string message) {

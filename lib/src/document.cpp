@@ -37,6 +37,9 @@ Str Document::text(std::string_view any) {
     auto src = source_bytes();
     if (!src.empty() && any.data() >= src.data() && any.data() + any.size() <= src.data() + src.size())
         return ref(any);
+    if (!arena_.empty() && any.data() >= arena_.data() && any.data() + any.size() <= arena_.data() + arena_.size())
+        return Str{static_cast<std::uint32_t>(any.data() - arena_.data()) | Str::k_arena_bit,
+                   static_cast<std::uint32_t>(any.size())};
     if (arena_.size() + any.size() > k_max_bytes) throw std::length_error("document arena full");
     Str s{static_cast<std::uint32_t>(arena_.size()) | Str::k_arena_bit,
           static_cast<std::uint32_t>(any.size())};

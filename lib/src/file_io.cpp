@@ -2,6 +2,7 @@
 #include "sparksave/file_io.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -95,6 +96,36 @@ Result<std::string> read_back(int fd, std::size_t expected) {
     return buf;
 }
 
+// Temporary files of writes in progress, for remove_temporary_files() in a signal handler:
+// fixed slots of plain char arrays, so the handler needs no allocation and no lock. A slot is
+// free (0), being filled (1) or holding a path (2).
+constexpr int k_temp_slots = 128;
+char g_temp_paths[k_temp_slots][4096];
+std::atomic<int> g_temp_state[k_temp_slots];
+
+class TempRegistration {
+  public:
+    explicit TempRegistration(const std::string& path) {
+        if (path.size() >= sizeof g_temp_paths[0]) return;
+        for (int i = 0; i < k_temp_slots; ++i) {
+            int expected = 0;
+            if (!g_temp_state[i].compare_exchange_strong(expected, 1)) continue;
+            std::memcpy(g_temp_paths[i], path.c_str(), path.size() + 1);
+            g_temp_state[i].store(2);
+            slot_ = i;
+            return;
+        }
+    }
+    ~TempRegistration() {
+        if (slot_ >= 0) g_temp_state[slot_].store(0);
+    }
+    TempRegistration(const TempRegistration&) = delete;
+    TempRegistration& operator=(const TempRegistration&) = delete;
+
+  private:
+    int slot_ = -1;
+};
+
 mode_t current_umask() {
     mode_t m = ::umask(0);
     ::umask(m);
@@ -147,6 +178,11 @@ Result<std::string> read_head(const fs::path& path, std::size_t count) {
     return buf;
 }
 
+void remove_temporary_files() noexcept {
+    for (int i = 0; i < k_temp_slots; ++i)
+        if (g_temp_state[i].load() == 2) ::unlink(g_temp_paths[i]);
+}
+
 Result<fs::path> follow_symlinks(const fs::path& path) {
     fs::path p = path;
     for (int hops = 0; hops < 40; ++hops) {
@@ -178,12 +214,17 @@ Result<void> write_file_atomic(const fs::path& target_in, std::string_view bytes
     Fd fd(::mkostemp(tmpl.data(), O_CLOEXEC));
     if (fd.get() < 0) return io_error(dir, "cannot create a temporary file in " + dir.string(), errno);
     const std::string tmp = tmpl;
+    TempRegistration registration(tmp);
     auto fail = [&](Error e) -> Result<void> {
         ::unlink(tmp.c_str());
         return e;
     };
 
-    mode_t mode = (exists && options.keep_mode) ? (existing.st_mode & 07777) : (0666 & ~current_umask());
+    mode_t mode = (exists && options.keep_mode) ? (existing.st_mode & 07777)
+                  : options.mode >= 0           ? static_cast<mode_t>(options.mode)
+                                                : (0666 & ~current_umask());
+    if (exists && options.keep_mode) // keep the owner too; only root may, so failing is fine
+        (void)::fchown(fd.get(), existing.st_uid, existing.st_gid);
     if (::fchmod(fd.get(), mode) != 0) return fail(io_error(tmp, "cannot set permissions", errno));
     if (auto r = write_all(fd.get(), bytes); !r) return fail(r.error());
     if (::fsync(fd.get()) != 0) return fail(io_error(tmp, "cannot flush to disk", errno));

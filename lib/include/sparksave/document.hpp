@@ -111,7 +111,8 @@ class Document {
 
     // A Str for text that lies inside the source buffer (no copy).
     Str ref(std::string_view in_source) const noexcept;
-    // A Str for any text: a reference when it lies in the source, else a copy in the arena.
+    // A Str for any text: a reference when it lies in the source or already in the arena (a view
+    // taken from str() since the last arena append), else a copy in the arena.
     Str text(std::string_view any);
     // The id of a tag name (class or type name), interned.
     std::uint16_t tag_id(std::string_view tag_name);

@@ -27,8 +27,10 @@ struct AtomicWriteOptions {
     // When false, fail with io_error if the destination exists, and never replace it (even if
     // it appears between the check and the rename).
     bool replace_existing = true;
-    // Give the new file the permission bits of the file it replaces (else 0666 & ~umask).
+    // Give the new file the permission bits (and, when allowed, the owner) of the file it
+    // replaces; else `mode` when set, else 0666 & ~umask.
     bool keep_mode = true;
+    int mode = -1;
     // Called with the bytes read back from the temporary file after it was flushed; an error
     // stops the write before the rename.
     std::function<Result<void>(std::string_view written)> verify;
@@ -38,6 +40,10 @@ struct AtomicWriteOptions {
 // names is replaced and the link stays a link.
 Result<void> write_file_atomic(const std::filesystem::path& target, std::string_view bytes,
                                const AtomicWriteOptions& options = {});
+
+// Removes the temporary files of writes in progress. Async-signal-safe: call it from a SIGINT /
+// SIGTERM handler so an interrupted write leaves nothing behind.
+void remove_temporary_files() noexcept;
 
 // `path` with every symbolic link in its last component followed (at most 40 hops).
 Result<std::filesystem::path> follow_symlinks(const std::filesystem::path& path);

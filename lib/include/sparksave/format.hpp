@@ -60,6 +60,8 @@ struct FormatInfo {
     std::string_view title; // for people
     // Files above this size are refused before they are read.
     std::uint64_t max_file_size;
+    // The newest version: what `migrate` brings files to unless told otherwise.
+    std::uint32_t current_version;
     // Does this content (the file's first k_detect_bytes bytes, or fewer) look like this format?
     bool (*detect)(std::string_view head);
     // Reads and checks everything, building the tree.

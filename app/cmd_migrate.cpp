@@ -1,0 +1,334 @@
+// `sparksave migrate` (CLI.md): bring saves up to the version the current engine loads, safely
+// and in parallel. Every output is written to a temporary file beside its destination, flushed,
+// read back and verified as a valid file of the target version, and only then renamed into
+// place; a file that fails leaves the input and any existing output exactly as they were.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "sparksave/file_io.hpp"
+#include "sparksave/migrate.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <optional>
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace sparksave::app {
+
+namespace {
+
+struct MigrateOptions {
+    bool list = false;
+    std::optional<std::uint32_t> to;
+    bool in_place = false;
+    bool backup = false;
+    std::string output;
+    std::string output_dir;
+    bool dry_run = false;
+    bool check = false;
+    unsigned jobs = 0;
+    std::vector<std::string> paths;
+};
+
+enum class Kind { migrated, up_to_date, copied, needs_migration, failed };
+
+struct Outcome {
+    Kind kind = Kind::failed;
+    int exit_code = k_exit_ok; // for failures: k_exit_finding, or k_exit_trouble for I/O
+    std::string format;
+    std::uint32_t from = 0, to = 0;
+    std::string destination;
+    std::vector<std::string> steps;
+    std::vector<std::string> notes;
+    std::string reason;
+};
+
+int list_steps() {
+    std::string text;
+    std::string_view current;
+    for (const auto& step : migration_steps()) {
+        if (format_name(step.format) != current) {
+            current = format_name(step.format);
+            text += fmt::format("{} (current version {}):\n", current, format_info(step.format).current_version);
+        }
+        text += fmt::format("  v{} -> v{}  {:<22} {}\n", step.from, step.to, step.id, step.summary);
+    }
+    out(text);
+    out_flush();
+    return k_exit_ok;
+}
+
+Outcome fail(int exit_code, std::string reason) {
+    Outcome o;
+    o.kind = Kind::failed;
+    o.exit_code = exit_code;
+    o.reason = std::move(reason);
+    return o;
+}
+
+bool same_file(const fs::path& a, const fs::path& b) {
+    struct stat sa {}, sb {};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// Writes `bytes` to `dest` unless it already holds exactly them (then it is left alone, mtime
+// and all). `replace`: whether a different existing file may be replaced.
+Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool replace,
+                          const std::function<Result<void>(std::string_view)>& verify) {
+    std::error_code ec;
+    if (fs::exists(dest, ec)) {
+        auto existing = read_file(dest, bytes.size());
+        if (existing && (*existing)->view() == bytes) return false;
+        if (!replace) return make_error(ErrorCode::io_error, "the destination exists and differs; it is never overwritten");
+    }
+    if (!dest.parent_path().empty()) {
+        fs::create_directories(dest.parent_path(), ec);
+        if (ec) return make_error(ErrorCode::io_error, "cannot create " + dest.parent_path().string() + ": " + ec.message());
+    }
+    AtomicWriteOptions options;
+    options.replace_existing = replace;
+    options.verify = verify;
+    if (auto r = write_file_atomic(dest, bytes, options); !r) return r.error();
+    return true;
+}
+
+class Migrator {
+  public:
+    explicit Migrator(const MigrateOptions& o) : o_(o) {}
+
+    Outcome run(const FileList::Entry& entry) const {
+        Loaded loaded = load_input(entry.path);
+        if (!loaded.input) return fail(loaded.exit_code, loaded.error.message);
+        const Input& in = *loaded.input;
+        const FormatInfo& format = *in.format;
+        Parsed parsed = format.read(in.source, ReadOptions{false});
+        Outcome o;
+        o.format = format.name;
+        o.from = parsed.doc.version();
+        if (const Error* e = parsed.findings.first_error())
+            return fail(k_exit_finding, "does not parse: " + e->describe());
+        o.to = o_.to.value_or(format.current_version);
+        if (o.to > format.current_version)
+            return fail(k_exit_finding, fmt::format("{} has no version {} (the newest is {})", format.name, o.to,
+                                                    format.current_version));
+        if (o.from > o.to)
+            return fail(k_exit_finding, fmt::format("{} v{} is newer than the target v{}: no downgrades", format.name,
+                                                    o.from, o.to));
+
+        auto destination = destination_of(entry);
+        if (!destination) return fail(k_exit_trouble, destination.error().message);
+        o.destination = destination->string();
+
+        if (o.from == o.to) {
+            o.kind = Kind::up_to_date;
+            // In place there is nothing to do: the file is not rewritten (bytes and mtime stay).
+            // -o and --output-dir get a copy, so the output tree is complete.
+            if (o_.in_place || o_.check || o_.dry_run || o.destination.empty()) return o;
+            auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(), verifier(format, o.to));
+            if (!written) return fail(k_exit_trouble, "cannot write " + show_path(o.destination) + ": " + written.error().message);
+            if (*written) o.kind = Kind::copied;
+            return o;
+        }
+        if (o_.check) {
+            o.kind = Kind::needs_migration;
+            return o;
+        }
+        auto migrated = migrate(parsed.doc, o.to);
+        if (!migrated) return fail(k_exit_finding, explain(migrated.error(), parsed.findings));
+        for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
+        o.notes = std::move(migrated->notes);
+        o.kind = Kind::migrated;
+        if (o_.dry_run) return o;
+
+        if (o_.in_place) {
+            if (o_.backup) {
+                if (auto r = write_backup(in, o.from); !r) return fail(k_exit_trouble, r.error().message);
+            }
+            AtomicWriteOptions options;
+            options.verify = verifier(format, o.to);
+            if (auto r = write_file_atomic(*destination, migrated->bytes, options); !r)
+                return fail(k_exit_trouble, "cannot write " + show_path(o.destination) + ": " + r.error().message);
+            return o;
+        }
+        auto written = write_output(*destination, migrated->bytes, !o_.output_dir.empty(), verifier(format, o.to));
+        if (!written) return fail(k_exit_trouble, "cannot write " + show_path(o.destination) + ": " + written.error().message);
+        return o;
+    }
+
+  private:
+    // A rule the target version enforces was usually already a warning in the input (the old
+    // reader tolerated it): point at that warning, whose offset is in the user's file.
+    static std::string explain(const Error& failure, const Findings& input) {
+        for (const auto& w : input.items()) {
+            if (w.code == failure.code && w.path == failure.path) {
+                std::string rule = w.message.substr(0, w.message.find(" (the v"));
+                Error at_input = w;
+                at_input.message = failure.message.substr(0, failure.message.find(": ") + 2) + rule;
+                return at_input.describe();
+            }
+        }
+        return failure.describe();
+    }
+
+    // Where this input's output goes: the input itself (in place), -o FILE, or DIR/<path
+    // relative to the argument it was found under>. Empty when nothing is written.
+    Result<fs::path> destination_of(const FileList::Entry& entry) const {
+        if (o_.in_place) {
+            if (entry.path == "-") return make_error(ErrorCode::bad_usage, "standard input cannot be migrated in place");
+            return fs::path(entry.path);
+        }
+        if (!o_.output.empty()) return fs::path(o_.output);
+        if (o_.output_dir.empty()) return fs::path();
+        fs::path relative = entry.from_directory ? fs::path(entry.path).lexically_relative(entry.root)
+                                                 : fs::path(entry.path).filename();
+        if (entry.path == "-") relative = "stdin.out";
+        fs::path dest = fs::path(o_.output_dir) / relative;
+        if (same_file(dest, entry.path))
+            return make_error(ErrorCode::bad_usage, "the output " + show_path(dest.string()) +
+                                                        " is the input itself; use --in-place to replace it");
+        return dest;
+    }
+
+    // Re-reads what was written: it must be a valid file of the target version.
+    static std::function<Result<void>(std::string_view)> verifier(const FormatInfo& format, std::uint32_t to) {
+        return [&format, to](std::string_view written) -> Result<void> {
+            Summary s = format.summarize(written);
+            if (const Error* e = s.findings.first_error())
+                return make_error(ErrorCode::internal, "the written file does not verify: " + e->describe());
+            if (s.version != to)
+                return make_error(ErrorCode::internal, fmt::format("the written file reads as v{}, not v{}", s.version, to));
+            return {};
+        };
+    }
+
+    // FILE.v<old>.bak beside the file a link names, with the original's bytes and permission
+    // bits; an existing backup is never overwritten (the engine keeps its own FILE.bak).
+    static Result<void> write_backup(const Input& in, std::uint32_t old_version) {
+        auto target = follow_symlinks(in.path);
+        if (!target) return target.error();
+        fs::path backup = target->string() + fmt::format(".v{}.bak", old_version);
+        struct stat st {};
+        AtomicWriteOptions options;
+        options.replace_existing = false;
+        if (::stat(target->c_str(), &st) == 0) options.mode = static_cast<int>(st.st_mode & 07777);
+        auto r = write_file_atomic(backup, in.source->view(), options);
+        if (!r) return make_error(ErrorCode::io_error, "cannot write the backup " + show_path(backup.string()) + ": " + r.error().message);
+        return {};
+    }
+
+    const MigrateOptions& o_;
+};
+
+std::string report(const std::string& path, const Outcome& o, const MigrateOptions& opt, bool color) {
+    std::string line;
+    auto dest = [&] {
+        return o.destination.empty() || o.destination == path ? std::string() : " -> " + show_path(o.destination);
+    };
+    switch (o.kind) {
+    case Kind::failed:
+        return paint(Style::fail, "FAIL       ", color) + " " + show_path(path) + ": " + o.reason + "\n";
+    case Kind::up_to_date:
+        return fmt::format("up to date  {}: {} v{}\n", show_path(path), o.format, o.from);
+    case Kind::copied:
+        return fmt::format("up to date  {}: {} v{}, copied{}\n", show_path(path), o.format, o.from, dest());
+    case Kind::needs_migration:
+        return paint(Style::warning, "outdated   ", color) +
+               fmt::format(" {}: {} v{}, needs migration to v{}\n", show_path(path), o.format, o.from, o.to);
+    case Kind::migrated: break;
+    }
+    const char* verb = opt.dry_run ? "would migrate" : "migrated   ";
+    line = paint(Style::ok, verb, color) +
+           fmt::format(" {}: {} v{} -> v{}{}\n", show_path(path), o.format, o.from, o.to, dest());
+    std::string steps;
+    for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
+    if (opt.dry_run) line += "      steps: " + steps + "\n";
+    for (const auto& n : o.notes) line += "      note: " + n + "\n";
+    return line;
+}
+
+int run_migrate(const MigrateOptions& o) {
+    if (o.list) return list_steps();
+    const int modes = int(o.in_place) + int(!o.output.empty()) + int(!o.output_dir.empty());
+    auto usage = [](const std::string& text) {
+        message(text);
+        return k_exit_trouble;
+    };
+    if (o.paths.empty()) return usage("migrate: give the files or directories to migrate (or --list)");
+    if (o.dry_run && o.check) return usage("migrate: --dry-run and --check cannot be combined");
+    if (modes > 1) return usage("migrate: choose one output mode: --in-place, -o FILE or --output-dir DIR");
+    if (modes == 0 && !o.dry_run && !o.check)
+        return usage("migrate: choose an output mode: --in-place, -o FILE or --output-dir DIR (or --dry-run, --check)");
+    if (o.backup && !o.in_place) return usage("migrate: --backup goes with --in-place");
+
+    FileList list = collect_files(o.paths);
+    if (!o.output.empty() && (list.files.size() != 1 || list.files[0].from_directory))
+        return usage("migrate: -o FILE takes exactly one input file; use --output-dir for several");
+    const bool color = color_stdout();
+    std::vector<Outcome> outcomes(list.files.size());
+    Migrator migrator(o);
+    std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0;
+    int exit_code = list.errors ? k_exit_trouble : k_exit_ok;
+    Progress progress(o.check ? "checking" : "migrating", list.files.size());
+    parallel_for_ordered(
+        list.files.size(), o.jobs, [&](std::size_t i) { outcomes[i] = migrator.run(list.files[i]); },
+        [&](std::size_t i) {
+            Outcome& r = outcomes[i];
+            progress.step(list.files[i].path);
+            progress.clear();
+            switch (r.kind) {
+            case Kind::migrated: ++migrated; break;
+            case Kind::up_to_date:
+            case Kind::copied: ++up_to_date; break;
+            case Kind::needs_migration: ++outdated; break;
+            case Kind::failed:
+                ++failed;
+                exit_code = std::max(exit_code, r.exit_code);
+                break;
+            }
+            out(report(list.files[i].path, r, o, color));
+            r = Outcome{};
+        });
+    progress.clear();
+    std::string summary;
+    if (o.check)
+        summary = fmt::format("{} need migration, {} up to date, {} failed", outdated, up_to_date, failed);
+    else if (o.dry_run)
+        summary = fmt::format("{} would be migrated, {} up to date, {} would fail", migrated, up_to_date, failed);
+    else
+        summary = fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
+    if (list.skipped) summary += fmt::format(", {} skipped (no known format)", list.skipped);
+    if (list.errors) summary += fmt::format(", {} unreadable", list.errors);
+    out(summary + "\n");
+    out_flush();
+    if (o.check && outdated) exit_code = std::max(exit_code, k_exit_finding);
+    return exit_code;
+}
+
+} // namespace
+
+void setup_migrate(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<MigrateOptions>();
+    CLI::App* cmd = app.add_subcommand("migrate", "Bring saves up to the version the current engine loads, safely");
+    cmd->add_flag("--list", o->list, "List the migration steps of every format and exit");
+    cmd->add_option("--to", o->to, "Target version (default: the newest of each file's format); no downgrades");
+    cmd->add_flag("--in-place", o->in_place, "Replace each file (keeps its permission bits; a symbolic link stays a link)");
+    cmd->add_flag("--backup", o->backup, "With --in-place: keep the original as FILE.v<old>.bak (never overwrites one)");
+    cmd->add_option("-o,--output", o->output, "Write the one input to FILE (an existing different FILE is never overwritten)");
+    cmd->add_option("--output-dir", o->output_dir,
+                    "Write every input under DIR at its path relative to the argument it was found under; "
+                    "up-to-date files are copied so DIR is complete");
+    cmd->add_flag("--dry-run", o->dry_run, "Print each file's plan (the steps that would run) and write nothing");
+    cmd->add_flag("--check", o->check, "Write nothing; exit 1 when any file is below the target (for CI)");
+    cmd->add_option("-j,--jobs", o->jobs, "Files migrated in parallel (default: one per core)")->check(CLI::Range(0u, 64u));
+    cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
+    cmd->footer("Each output is written to a temporary file beside its destination, flushed, read back and verified,\n"
+                "then renamed into place: on any failure the input and any existing output stay as they were.\n"
+                "Exit status: 0 nothing failed, 1 a file could not be migrated (or, with --check, needs migration),\n"
+                "2 bad usage or a path that cannot be read or written.");
+    cmd->callback([o, &exit_code] { exit_code = run_migrate(*o); });
+}
+
+} // namespace sparksave::app

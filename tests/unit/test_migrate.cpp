@@ -1,0 +1,262 @@
+// Migrations: the chain is contiguous, each step does what FORMATS.md 1.6 says and nothing else,
+// the real v1/v2/v3 engine files migrate to the checked-in v4 goldens, migrating is idempotent,
+// and generated saves of every version keep every entity, component, property and pair.
+#include <doctest/doctest.h>
+
+#include "spark_save/spec.hpp"
+#include "support.hpp"
+
+#include "sparksave/crc32.hpp"
+#include "sparksave/format.hpp"
+#include "sparksave/migrate.hpp"
+#include "sparksave/node_path.hpp"
+#include "sparksave/spark_save.hpp"
+
+#include <boost/endian/conversion.hpp>
+#include <fmt/format.h>
+
+#include <map>
+#include <random>
+
+using namespace sparksave;
+namespace fs = std::filesystem;
+
+namespace {
+
+Parsed parse(const std::string& bytes) { return spark_save::read(std::make_shared<const Source>(bytes)); }
+
+std::string value_at(const Document& doc, const char* path) {
+    auto n = resolve(doc, *NodePath::parse(path));
+    REQUIRE_MESSAGE(n, path);
+    return std::string(doc.value(*n));
+}
+
+// Every entity/component/property and custom pair as "path=value" lines, in order.
+std::vector<std::string> contents(const Document& doc) {
+    std::vector<std::string> out;
+    NodeId entities = doc.child(doc.root(), "entities");
+    std::size_t e = 0;
+    for (NodeId entity : doc.children(entities)) {
+        for (NodeId comp : doc.children(entity))
+            for (NodeId prop : doc.children(comp))
+                out.push_back(fmt::format("{}/{}/{}/{}={}", e, doc.name(entity), doc.name(comp), doc.name(prop), doc.value(prop)));
+        out.push_back(fmt::format("{}/{}", e, doc.name(entity)));
+        ++e;
+    }
+    for (NodeId pair : doc.children(doc.child(doc.root(), "customState")))
+        out.push_back(fmt::format("cs/{}={}", doc.name(pair), doc.value(pair)));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("each format's migration chain is contiguous up to its current version") {
+    for (const auto& format : format_table()) {
+        std::uint32_t expected_from = 0;
+        for (const auto& step : migration_steps()) {
+            if (step.format != format.id) continue;
+            if (expected_from != 0) CHECK_MESSAGE(step.from == expected_from, step.id);
+            CHECK(step.to == step.from + 1);
+            CHECK_FALSE(step.summary.empty());
+            expected_from = step.to;
+        }
+        if (expected_from != 0) CHECK(expected_from == format.current_version);
+        // Every version from the oldest with a step can be planned to the current one.
+        auto plan = plan_migration(format.id, format.current_version, format.current_version);
+        REQUIRE(plan);
+        CHECK(plan->empty());
+    }
+    auto plan = plan_migration(FormatId::spark_save, 1, 4);
+    REQUIRE(plan);
+    CHECK(plan->size() == 3);
+    auto down = plan_migration(FormatId::spark_save, 4, 3);
+    REQUIRE_FALSE(down);
+    CHECK(down.error().message == "cannot migrate down from v4 to v3: no downgrades");
+}
+
+TEST_CASE("the real v1 file migrates to v4 exactly as FORMATS.md 1.6 says") {
+    const std::string input = test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
+    auto in = parse(input);
+    auto m = migrate(in.doc, 4);
+    REQUIRE_MESSAGE(m, (m ? "" : m.error().describe()));
+    CHECK(m->steps.size() == 3);
+    auto out = parse(m->bytes);
+    CHECK(out.findings.items().empty());
+    CHECK(out.doc.version() == 4);
+    // Metadata: an empty screenshotPath after playerClass, every number's text kept.
+    CHECK(value_at(out.doc, "metadata") ==
+          "Legacy screenshotless save\nLegacyScene\nRanger\n\n1700000000\n42.5\n75\n25\n1 2 3\n4\n1\n");
+    CHECK(value_at(out.doc, "metadata.screenshotPath").empty());
+    // The Transform keeps its hash order, gains parent=-1 last.
+    auto transform = *resolve(out.doc, *NodePath::parse("entities[0].Transform"));
+    std::string order;
+    for (NodeId c : out.doc.children(transform)) order += std::string(out.doc.name(c)) + "=" + std::string(out.doc.value(c)) + " ";
+    CHECK(order == "rz=-2.250000 px=12.500000 py=-3.250000 rx=0.125000 pz=99.750000 ry=1.500000 sx=2.000000 "
+                   "sy=0.500000 sz=3.750000 parent=-1 ");
+    CHECK(value_at(out.doc, "customState[\"legacy.key\"]") == "legacy-value");
+    // The trailer is the CRC-32 of everything before it.
+    const std::string& b = m->bytes;
+    CHECK(boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(b.data() + b.size() - 4)) ==
+          crc32(std::string_view(b).substr(0, b.size() - 4)));
+    // The input document is untouched (steps work on a copy).
+    CHECK(in.doc.version() == 1);
+    CHECK(resolve(in.doc, *NodePath::parse("entities[0].Transform.parent")).has_value() == false);
+    std::string diff = test::check_golden(test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save", m->bytes);
+    CHECK_MESSAGE(diff.empty(), diff);
+}
+
+TEST_CASE("the real v2 file keeps its screenshot path") {
+    auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
+    auto m = migrate(in.doc, 4);
+    REQUIRE(m);
+    CHECK(m->steps.size() == 2);
+    auto out = parse(m->bytes);
+    CHECK(out.findings.items().empty());
+    CHECK(value_at(out.doc, "metadata.screenshotPath") == "Screenshots/legacy.png");
+    CHECK(value_at(out.doc, "metadata") == in.doc.value(in.doc.child(in.doc.root(), "metadata")));
+    CHECK(value_at(out.doc, "entities[0].Transform.parent") == "-1");
+    CHECK(value_at(out.doc, "entities[0].Transform.px") == "12.500000");
+    CHECK(value_at(out.doc, "customState[\"legacy.key\"]") == "legacy-value");
+    std::string diff = test::check_golden(test::testdata() / "migrations/spark_save/v2-screenshot-without-hierarchy.v4.spark_save", m->bytes);
+    CHECK_MESSAGE(diff.empty(), diff);
+}
+
+TEST_CASE("the real v3 file becomes v4 with identical payload bytes plus the trailer") {
+    const std::string input = test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save");
+    auto m = migrate(parse(input).doc, 4);
+    REQUIRE(m);
+    const std::string& b = m->bytes;
+    REQUIRE(b.size() == input.size() + 4);
+    CHECK(b.substr(0, 4) == "SPRK");
+    CHECK(b[4] == 4);
+    CHECK(b.substr(8, input.size() - 8) == input.substr(8));
+    CHECK(boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(b.data() + input.size())) ==
+          crc32(std::string_view(b).substr(0, input.size())));
+    std::string diff = test::check_golden(test::testdata() / "migrations/spark_save/v3-fps-profile.v4.spark_save", m->bytes);
+    CHECK_MESSAGE(diff.empty(), diff);
+}
+
+TEST_CASE("migrating is idempotent: a v4 file needs no step, twice equals once") {
+    auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
+    auto once = migrate(in.doc, 4);
+    REQUIRE(once);
+    auto again = parse(once->bytes);
+    auto plan = plan_migration(FormatId::spark_save, again.doc.version(), 4);
+    REQUIRE(plan);
+    CHECK(plan->empty());
+    // Step by step (1->2, then 2->4) gives the same bytes as all at once.
+    auto v2 = migrate(in.doc, 2);
+    REQUIRE(v2);
+    auto v4 = migrate(parse(v2->bytes).doc, 4);
+    REQUIRE(v4);
+    CHECK(v4->bytes == once->bytes);
+}
+
+TEST_CASE("a v1 file whose content breaks a v4 rule fails with the node path, changing nothing") {
+    auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-duplicates.spark_save"));
+    auto m = migrate(in.doc, 4);
+    REQUIRE_FALSE(m);
+    CHECK(m.error().path == "entities[0].HealthComponent.current");
+    CHECK(m.error().code == ErrorCode::duplicate_key);
+    CHECK(m.error().message.find("the v4 rules refuse the result of step spark_save_v3_to_v4") == 0);
+    auto nan = migrate(parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-loose-metadata.spark_save")).doc, 4);
+    REQUIRE_FALSE(nan);
+    CHECK(nan.error().path == "metadata.playTime");
+    // --to 2 is fine: the v2 reader tolerates both.
+    CHECK(migrate(in.doc, 2));
+}
+
+TEST_CASE("v1/v2 quirks: trailing bytes, a missing count and a cut pair are resolved for v3") {
+    for (const char* name : {"v1-trailing-bytes", "v1-no-custom-count", "v2-truncated-pair"}) {
+        CAPTURE(name);
+        auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid" / (std::string(name) + ".spark_save")));
+        auto m = migrate(in.doc, 4);
+        REQUIRE(m);
+        CHECK_FALSE(m->notes.empty());
+        auto out = parse(m->bytes);
+        CHECK(out.findings.items().empty());
+        CHECK(out.doc.child(out.doc.root(), "trailing") == k_no_node);
+    }
+}
+
+namespace {
+
+// A small random valid save of `version` (hierarchy only from v3).
+std::string random_save(std::mt19937& rng, std::uint32_t version) {
+    std::string b = "SPRK";
+    auto u16 = [&](std::size_t v) { b += static_cast<char>(v & 0xFF), b += static_cast<char>(v >> 8); };
+    auto u32 = [&](std::uint64_t v) {
+        for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    auto str = [&](const std::string& s) {
+        u16(s.size());
+        b += s;
+    };
+    u32(version);
+    std::string meta = "Name\nScene\nClass\n";
+    if (version >= 2) meta += "shot.png\n";
+    meta += std::to_string(rng() % 2000000000) + "\n" + std::to_string(rng() % 1000) + ".25\n75\n25\n1 2 3\n4\n1\n";
+    u32(meta.size());
+    b += meta;
+    const std::size_t entities = rng() % 6;
+    u32(entities);
+    for (std::size_t e = 0; e < entities; ++e) {
+        str("e" + std::to_string(e) + (rng() % 3 ? "" : std::string(1, static_cast<char>(rng()))));
+        const bool transform = true; // every entity has one, so any index is a valid parent
+        std::size_t comps = 1 + rng() % 3;
+        u16(comps);
+        for (std::size_t c = 0; c < comps; ++c) {
+            const bool is_transform = transform && c == 0;
+            str(is_transform ? "Transform" : "C" + std::to_string(c));
+            std::size_t props = rng() % 5;
+            bool parent = is_transform && version >= 3 && rng() % 2;
+            u16(props + parent);
+            for (std::size_t p = 0; p < props; ++p) {
+                str("k" + std::to_string(p));
+                str(std::to_string(rng() % 1000) + ".000000");
+            }
+            if (parent) {
+                str("parent");
+                str(e == 0 ? "-1" : std::to_string(rng() % e));
+            }
+        }
+    }
+    std::size_t pairs = rng() % 4;
+    u32(pairs);
+    for (std::size_t p = 0; p < pairs; ++p) {
+        str("mod.key" + std::to_string(p));
+        str(std::to_string(rng()));
+    }
+    if (version == 4) u32(crc32(b));
+    return b;
+}
+
+} // namespace
+
+TEST_CASE("generated saves of every version migrate to valid v4 files that keep everything") {
+    std::mt19937 rng(42);
+    int migrated = 0;
+    for (std::uint32_t version = 1; version <= 4; ++version) {
+        for (int i = 0; i < 100; ++i) {
+            auto in = parse(random_save(rng, version));
+            REQUIRE(!in.findings.has_errors());
+            std::vector<std::string> before = contents(in.doc);
+            if (version == 4) {
+                CHECK(plan_migration(FormatId::spark_save, 4, 4)->empty());
+                continue;
+            }
+            auto m = migrate(in.doc, 4);
+            REQUIRE_MESSAGE(m, (m ? "" : m.error().describe()));
+            auto out = parse(m->bytes);
+            REQUIRE(out.findings.items().empty());
+            std::vector<std::string> after = contents(out.doc);
+            // Everything that was there is there, in order; only parent=-1 lines were added.
+            std::vector<std::string> without_added;
+            for (const auto& line : after)
+                if (version >= 3 || line.find("/Transform/parent=-1") == std::string::npos) without_added.push_back(line);
+            CHECK(without_added == before);
+            ++migrated;
+        }
+    }
+    CHECK(migrated == 300);
+}
