@@ -82,7 +82,7 @@ void setup_dump(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<DumpOptions>();
     CLI::App* cmd = app.add_subcommand("dump", "Show everything in a save: a text tree, or lossless JSON");
     cmd->add_option("FILE", o->file, "The save file; - reads standard input")->required();
-    cmd->add_flag("--json", o->json, "Lossless JSON that keeps every byte (schema: man sparksave-dump)");
+    cmd->add_flag("--json", o->json, "Lossless JSON that keeps every byte (schema: man sparksave-dump); `sparksave pack` rebuilds the identical file");
     cmd->add_flag("--offsets", o->offsets, "Show each node's byte offset and length (@0x1c+9) in the text tree");
     cmd->add_option("--select", o->select, "Only the subtree at this node path, e.g. entities[0].Transform or customState[\"a.b\"]");
     cmd->footer("A damaged file dumps what could be read, then reports the error (exit 1).\n"

@@ -193,7 +193,9 @@ std::string json_line(const FileInfo& fi) {
         append_json_string(line, code_name(f.code));
         line += ", \"message\": ";
         append_json_string(line, f.message);
-        line += fmt::format(", \"offset\": {}, \"path\": ", f.has_offset() ? std::to_string(f.offset) : "null");
+        line += fmt::format(", \"offset\": {}", f.has_offset() ? std::to_string(f.offset) : "null");
+        if (f.line != 0) line += fmt::format(", \"line\": {}, \"column\": {}", f.line, f.column); // text formats
+        line += ", \"path\": ";
         append_json_string(line, f.path);
         line += '}';
     }

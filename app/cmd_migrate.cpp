@@ -33,7 +33,7 @@ struct MigrateOptions {
     std::vector<std::string> paths;
 };
 
-enum class Kind { migrated, up_to_date, copied, needs_migration, failed };
+enum class Kind { migrated, already_migrated, up_to_date, copied, needs_migration, failed };
 
 struct Outcome {
     Kind kind = Kind::failed;
@@ -44,6 +44,7 @@ struct Outcome {
     std::vector<std::string> steps;
     std::vector<std::string> notes;
     std::string reason;
+    bool unreadable = false; // the input could not be read at all
 };
 
 int list_steps() {
@@ -82,7 +83,7 @@ Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool rep
     if (fs::exists(dest, ec)) {
         auto existing = read_file(dest, bytes.size());
         if (existing && (*existing)->view() == bytes) return false;
-        if (!replace) return make_error(ErrorCode::io_error, "the destination exists and differs; it is never overwritten");
+        if (!replace) return make_error(ErrorCode::bad_usage, "the destination exists and differs; it is never overwritten");
     }
     if (!dest.parent_path().empty()) {
         fs::create_directories(dest.parent_path(), ec);
@@ -101,7 +102,11 @@ class Migrator {
 
     Outcome run(const FileList::Entry& entry) const {
         Loaded loaded = load_input(entry.path);
-        if (!loaded.input) return fail(loaded.exit_code, loaded.error.message);
+        if (!loaded.input) {
+            Outcome o = fail(loaded.exit_code, loaded.error.message);
+            o.unreadable = loaded.exit_code == k_exit_trouble;
+            return o;
+        }
         const Input& in = *loaded.input;
         const FormatInfo& format = *in.format;
         Parsed parsed = format.read(in.source, ReadOptions{false});
@@ -128,7 +133,7 @@ class Migrator {
             // -o and --output-dir get a copy, so the output tree is complete.
             if (o_.in_place || o_.check || o_.dry_run || o.destination.empty()) return o;
             auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(), verifier(format, o.to));
-            if (!written) return fail(k_exit_trouble, "cannot write " + show_path(o.destination) + ": " + written.error().message);
+            if (!written) return write_failure(o.destination, written.error());
             if (*written) o.kind = Kind::copied;
             return o;
         }
@@ -145,7 +150,8 @@ class Migrator {
 
         if (o_.in_place) {
             if (o_.backup) {
-                if (auto r = write_backup(in, o.from); !r) return fail(k_exit_trouble, r.error().message);
+                if (auto r = write_backup(in, o.from); !r)
+                return fail(r.error().code == ErrorCode::bad_usage ? k_exit_finding : k_exit_trouble, r.error().message);
             }
             AtomicWriteOptions options;
             options.verify = verifier(format, o.to);
@@ -154,11 +160,18 @@ class Migrator {
             return o;
         }
         auto written = write_output(*destination, migrated->bytes, !o_.output_dir.empty(), verifier(format, o.to));
-        if (!written) return fail(k_exit_trouble, "cannot write " + show_path(o.destination) + ": " + written.error().message);
+        if (!written) return write_failure(o.destination, written.error());
+        if (!*written) o.kind = Kind::already_migrated;
         return o;
     }
 
   private:
+    // A refusal to overwrite is a finding (exit 1); anything else the system refused is trouble.
+    static Outcome write_failure(const std::string& destination, const Error& e) {
+        return fail(e.code == ErrorCode::bad_usage ? k_exit_finding : k_exit_trouble,
+                    "cannot write " + show_path(destination) + ": " + e.message);
+    }
+
     // A rule the target version enforces was usually already a warning in the input (the old
     // reader tolerated it): point at that warning, whose offset is in the user's file.
     static std::string explain(const Error& failure, const Findings& input) {
@@ -214,6 +227,10 @@ class Migrator {
         AtomicWriteOptions options;
         options.replace_existing = false;
         if (::stat(target->c_str(), &st) == 0) options.mode = static_cast<int>(st.st_mode & 07777);
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(backup, ec)))
+            return make_error(ErrorCode::bad_usage, "the backup " + show_path(backup.string()) +
+                                                        " exists and is never overwritten: file not migrated");
         auto r = write_file_atomic(backup, in.source->view(), options);
         if (!r) return make_error(ErrorCode::io_error, "cannot write the backup " + show_path(backup.string()) + ": " + r.error().message);
         return {};
@@ -222,29 +239,30 @@ class Migrator {
     const MigrateOptions& o_;
 };
 
+// One line per file: a label padded to one width, the path, what happened.
 std::string report(const std::string& path, const Outcome& o, const MigrateOptions& opt, bool color) {
-    std::string line;
-    auto dest = [&] {
-        return o.destination.empty() || o.destination == path ? std::string() : " -> " + show_path(o.destination);
+    auto label = [&](Style style, std::string_view text) {
+        return paint(style, fmt::format("{:<13}", text), color) + " " + show_path(path) + ": ";
     };
+    const std::string dest =
+        o.destination.empty() || o.destination == path ? std::string() : " -> " + show_path(o.destination);
     switch (o.kind) {
-    case Kind::failed:
-        return paint(Style::fail, "FAIL       ", color) + " " + show_path(path) + ": " + o.reason + "\n";
-    case Kind::up_to_date:
-        return fmt::format("up to date  {}: {} v{}\n", show_path(path), o.format, o.from);
-    case Kind::copied:
-        return fmt::format("up to date  {}: {} v{}, copied{}\n", show_path(path), o.format, o.from, dest());
+    case Kind::failed: return label(Style::fail, "FAIL") + o.reason + "\n";
+    case Kind::up_to_date: return label(Style::dim, "up to date") + fmt::format("{} v{}\n", o.format, o.from);
+    case Kind::copied: return label(Style::dim, "up to date") + fmt::format("{} v{}, copied{}\n", o.format, o.from, dest);
+    case Kind::already_migrated:
+        return label(Style::dim, "up to date") + fmt::format("{} v{}{} already holds the v{} result\n", o.format, o.from, dest, o.to);
     case Kind::needs_migration:
-        return paint(Style::warning, "outdated   ", color) +
-               fmt::format(" {}: {} v{}, needs migration to v{}\n", show_path(path), o.format, o.from, o.to);
+        return label(Style::warning, "outdated") + fmt::format("{} v{}, needs migration to v{}\n", o.format, o.from, o.to);
     case Kind::migrated: break;
     }
-    const char* verb = opt.dry_run ? "would migrate" : "migrated   ";
-    line = paint(Style::ok, verb, color) +
-           fmt::format(" {}: {} v{} -> v{}{}\n", show_path(path), o.format, o.from, o.to, dest());
-    std::string steps;
-    for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
-    if (opt.dry_run) line += "      steps: " + steps + "\n";
+    std::string line = label(Style::ok, opt.dry_run ? "would migrate" : "migrated") +
+                       fmt::format("{} v{} -> v{}{}\n", o.format, o.from, o.to, dest);
+    if (opt.dry_run) {
+        std::string steps;
+        for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
+        line += "      steps: " + steps + "\n";
+    }
     for (const auto& n : o.notes) line += "      note: " + n + "\n";
     return line;
 }
@@ -280,6 +298,7 @@ int run_migrate(const MigrateOptions& o) {
             progress.clear();
             switch (r.kind) {
             case Kind::migrated: ++migrated; break;
+            case Kind::already_migrated:
             case Kind::up_to_date:
             case Kind::copied: ++up_to_date; break;
             case Kind::needs_migration: ++outdated; break;
@@ -288,7 +307,10 @@ int run_migrate(const MigrateOptions& o) {
                 exit_code = std::max(exit_code, r.exit_code);
                 break;
             }
-            out(report(list.files[i].path, r, o, color));
+            if (r.kind == Kind::failed && r.unreadable)
+                message(show_path(list.files[i].path), r.reason); // like every command: stderr
+            else
+                out(report(list.files[i].path, r, o, color));
             r = Outcome{};
         });
     progress.clear();

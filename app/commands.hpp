@@ -9,5 +9,7 @@ void setup_info(CLI::App& app, int& exit_code);
 void setup_dump(CLI::App& app, int& exit_code);
 void setup_verify(CLI::App& app, int& exit_code);
 void setup_migrate(CLI::App& app, int& exit_code);
+void setup_pack(CLI::App& app, int& exit_code);
+void setup_diff(CLI::App& app, int& exit_code);
 
 } // namespace sparksave::app

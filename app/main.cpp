@@ -71,6 +71,8 @@ int main(int argc, char** argv) {
     setup_dump(app, exit_code);
     setup_verify(app, exit_code);
     setup_migrate(app, exit_code);
+    setup_diff(app, exit_code);
+    setup_pack(app, exit_code);
 
     if (auto unknown = unknown_command(app, argc, argv)) {
         message(*unknown);

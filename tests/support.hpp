@@ -1,7 +1,9 @@
 // Helpers the tests share: reading test files, goldens that regenerate on request.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,5 +20,10 @@ bool regenerate();
 // Compares `actual` with the golden file (or rewrites it when regenerating). Returns an empty
 // string when equal, else a description of the first difference.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
+
+// A random `.spark_save` of `version`, valid by construction, with the corners the format
+// allows: empty and maximum-length strings, non-UTF-8 bytes, unordered keys, a hierarchy (v3+),
+// and for v1/v2 trailing bytes or no custom-state count. Its own encoder, from FORMATS.md 1.1.
+std::string random_spark_save(std::mt19937& rng, std::uint32_t version);
 
 } // namespace sparksave::test

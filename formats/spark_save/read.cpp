@@ -88,12 +88,20 @@ bool detect(std::string_view head) noexcept { return head.starts_with(k_magic); 
 
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     std::string_view bytes = source ? source->view() : std::string_view{};
-    Parsed out{Document(FormatId::spark_save, 0, std::move(source)), {}};
-    TreeSink sink(out.doc);
-    Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage);
-    reader.run();
-    out.doc.set_version(reader.version());
-    return out;
+    Parsed out{Document(FormatId::spark_save, 0, source), {}};
+    std::optional<std::uint32_t> known_crc;
+    for (;;) {
+        TreeSink sink(out.doc);
+        Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage, known_crc);
+        reader.run();
+        if (!reader.needs_rerun()) {
+            out.doc.set_version(reader.version());
+            return out;
+        }
+        // The file is damaged: read it again the careful way, knowing its CRC.
+        known_crc = reader.crc();
+        out = Parsed{Document(FormatId::spark_save, 0, source), {}};
+    }
 }
 
 } // namespace sparksave::spark_save

@@ -31,6 +31,8 @@
 
 #include <array>
 #include <charconv>
+#include <future>
+#include <system_error>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -72,8 +74,27 @@ inline std::uint32_t load_u32(std::string_view data, std::size_t at) {
     return boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(data.data() + at));
 }
 
+// A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
+// loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
+// strings have equal fingerprints; unequal fingerprints mean unequal strings.
+inline std::uint64_t fingerprint(std::string_view s) noexcept {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    const std::size_t n = s.size();
+    std::uint64_t head = 0, tail = 0;
+    if (n >= 8) {
+        head = boost::endian::load_little_u64(p);
+        tail = boost::endian::load_little_u64(p + n - 8);
+    } else if (n >= 4) {
+        head = boost::endian::load_little_u32(p);
+        tail = boost::endian::load_little_u32(p + n - 4);
+    } else if (n > 0) {
+        head = p[0] | (std::uint64_t{p[n / 2]} << 8) | (std::uint64_t{p[n - 1]} << 16);
+    }
+    return (head * 0x9E3779B97F4A7C15ull) ^ (tail + n * 0xC2B2AE3D27D4EB4Full);
+}
+
 // Finds repeated keys among a component's properties, an entity's components or the custom
-// state. Linear for the usual handful of keys, hashed beyond that.
+// state. Linear over fingerprints for the usual handful of keys, hashed beyond that.
 class RepeatFinder {
   public:
     // Returns the offset of the earlier occurrence of `key`, or nullopt (and remembers it).
@@ -83,13 +104,14 @@ class RepeatFinder {
             if (inserted) return std::nullopt;
             return it->second;
         }
-        for (const auto& [k, off] : small_)
-            if (k == key) return off;
-        small_.emplace_back(key, offset);
+        const std::uint64_t f = fingerprint(key);
+        for (const auto& e : small_)
+            if (e.fingerprint == f && e.key == key) return e.offset;
+        small_.push_back({f, key, offset});
         if (small_.size() > k_linear_limit) {
             hashed_ = true;
             map_.reserve(small_.size() * 2);
-            for (const auto& [k, off] : small_) map_.emplace(k, off);
+            for (const auto& e : small_) map_.emplace(e.key, e.offset);
         }
         return std::nullopt;
     }
@@ -102,8 +124,13 @@ class RepeatFinder {
     }
 
   private:
+    struct Entry {
+        std::uint64_t fingerprint;
+        std::string_view key;
+        std::size_t offset;
+    };
     static constexpr std::size_t k_linear_limit = 24;
-    std::vector<std::pair<std::string_view, std::size_t>> small_;
+    std::vector<Entry> small_;
     std::unordered_map<std::string_view, std::size_t> map_;
     bool hashed_ = false;
 };
@@ -250,10 +277,19 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
 
 template <class Sink> class Reader {
   public:
-    Reader(std::string_view data, Findings& findings, Sink& sink, bool salvage = true)
-        : data_(data), findings_(findings), sink_(sink), salvage_(salvage) {}
+    // Files at least this large have their CRC-32 computed on a second thread while the payload
+    // is parsed (the common case, a valid file, then costs the slower of the two, not both).
+    static constexpr std::size_t k_parallel_crc = 4u << 20;
 
-    // Reads the whole file. Returns false when an error stopped the read early.
+    // `known_crc`: the whole-file CRC from an earlier run (see needs_rerun()).
+    Reader(std::string_view data, Findings& findings, Sink& sink, bool salvage = true,
+           std::optional<std::uint32_t> known_crc = std::nullopt)
+        : data_(data), findings_(findings), sink_(sink), salvage_(salvage), known_crc_(known_crc) {}
+
+    // Reads the whole file. Returns false when an error stopped the read early, or when the
+    // CRC computed alongside the parse shows the file is not what the parse assumed (a checksum
+    // mismatch or a damaged version field): then needs_rerun() is true and the caller reads
+    // again, with a fresh sink and findings, passing crc() as `known_crc`.
     bool run() {
         const std::size_t size = data_.size();
         if (size < k_min_file_size) {
@@ -276,11 +312,41 @@ template <class Sink> class Reader {
         version_ = stored_version;
         std::size_t payload_end = size;
         std::optional<std::size_t> trailer_at;
+        // The CRC-32 of bytes [0, size-4) read as a v4 file: the v4 check, and for other
+        // version fields the damaged-version test (1.5).
+        auto whole_crc = [this, stored_version, size] {
+            return stored_version == k_current_version ? crc32(data_.substr(0, size - 4))
+                                                       : crc_as_version4(data_, size - 4);
+        };
+
+        if (!known_crc_ && size >= k_parallel_crc && stored_version >= 1 && stored_version <= k_current_version) {
+            // Parse on the assumption that the checksum is right, check it afterwards.
+            std::future<std::uint32_t> pending;
+            try {
+                pending = std::async(std::launch::async, whole_crc);
+            } catch (const std::system_error&) {
+                known_crc_ = whole_crc();
+            }
+            if (pending.valid()) {
+                if (stored_version == k_current_version) {
+                    payload_end = size - 4;
+                    trailer_at = size - 4;
+                }
+                bool ok = parse_all(payload_end, trailer_at, size);
+                crc_ = pending.get();
+                const bool as_assumed = (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
+                if (!as_assumed) {
+                    needs_rerun_ = true;
+                    return false;
+                }
+                return ok;
+            }
+        }
 
         if (stored_version != k_current_version) {
             // 1.5: a v1..v3 (or >4) field over a file whose trailer verifies as v4 is a damaged
             // v4 save; parsing it as the older version would skip the checksum.
-            if (size >= 12 && crc_as_version4(data_, size - 4) == load_u32(data_, size - 4)) {
+            if (size >= 12 && crc(whole_crc) == load_u32(data_, size - 4)) {
                 error(ErrorCode::damaged_version, 4, "version",
                       fmt::format("expected version 4, found {}: the file ends in a CRC-32 that "
                                   "verifies only with version 4, so this is a v4 save whose "
@@ -307,7 +373,7 @@ template <class Sink> class Reader {
             payload_end = size - 4;
             trailer_at = size - 4;
             const std::uint32_t stored = load_u32(data_, size - 4);
-            const std::uint32_t computed = crc32(data_.substr(0, size - 4));
+            const std::uint32_t computed = crc(whole_crc);
             if (stored != computed) {
                 // A valid trailer followed by more bytes ("extended") is told apart from a
                 // plain mismatch by finding where the payload really ends.
@@ -327,7 +393,27 @@ template <class Sink> class Reader {
                 if (!salvage_) return false;
             }
         }
+        return parse_all(payload_end, trailer_at, size);
+    }
 
+    bool needs_rerun() const noexcept { return needs_rerun_; }
+    std::uint32_t crc() const noexcept { return crc_; }
+    std::uint32_t version() const noexcept { return version_; }
+    // Where the payload (everything before a v4 trailer) ended, when it was read to the end.
+    std::optional<std::size_t> payload_end() const noexcept { return payload_end_; }
+
+  private:
+    template <class> friend class Reader;
+
+    // The whole-file CRC: the known one, or computed now (once).
+    template <class F> std::uint32_t crc(F&& compute) {
+        if (!known_crc_) known_crc_ = compute();
+        crc_ = *known_crc_;
+        return crc_;
+    }
+
+    // Everything after the header checks: the payload, then the trailer and what follows it.
+    bool parse_all(std::size_t payload_end, std::optional<std::size_t> trailer_at, std::size_t size) {
         sink_.on_header(version_);
         if (!current_rules(version_)) {
             warning(ErrorCode::needs_migration, 4, "version",
@@ -338,18 +424,10 @@ template <class Sink> class Reader {
         bool ok = parse_payload(data_.substr(0, payload_end));
         if (ok && trailer_at) {
             sink_.on_checksum(load_u32(data_, *trailer_at), *trailer_at);
-            if (*trailer_at + 4 < size)
-                sink_.on_trailing(data_.substr(*trailer_at + 4), *trailer_at + 4);
+            if (*trailer_at + 4 < size) sink_.on_trailing(data_.substr(*trailer_at + 4), *trailer_at + 4);
         }
         return ok;
     }
-
-    std::uint32_t version() const noexcept { return version_; }
-    // Where the payload (everything before a v4 trailer) ended, when it was read to the end.
-    std::optional<std::size_t> payload_end() const noexcept { return payload_end_; }
-
-  private:
-    template <class> friend class Reader;
 
     // Where the payload ends when `data_` is read as v4 with no trailer cut off; nullopt when
     // its structure does not parse. Reports nothing.
@@ -643,13 +721,13 @@ template <class Sink> class Reader {
             return;
         }
         if (*index >= 0)
-            parents_.push_back({entity_, static_cast<std::uint64_t>(*index), offset,
-                                std::string(type_)});
+            parents_.push_back({entity_, static_cast<std::uint64_t>(*index), offset, type_});
     }
 
     // 1.3: a parent names a different entity of this file that has a Transform.
     void check_parent_targets() {
         for (const auto& p : parents_) {
+            if (p.parent < entity_count_ && p.parent != p.entity && has_transform_[p.parent]) continue;
             std::string path = entity_path(p.entity);
             append_path_name(path, p.type);
             append_path_name(path, k_parent);
@@ -732,13 +810,16 @@ template <class Sink> class Reader {
         std::uint64_t entity;
         std::uint64_t parent;
         std::size_t offset;
-        std::string type;
+        std::string_view type; // a view into the file, alive while it is read
     };
 
     std::string_view data_;
     Findings& findings_;
     Sink& sink_;
     bool salvage_;
+    std::optional<std::uint32_t> known_crc_;
+    std::uint32_t crc_ = 0;
+    bool needs_rerun_ = false;
     std::uint32_t version_ = 0;
     std::optional<std::size_t> payload_end_;
     std::uint64_t entity_ = 0;

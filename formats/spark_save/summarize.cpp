@@ -24,7 +24,7 @@ class SummarySink {
     void on_entity(std::string_view, std::size_t, std::uint32_t) { ++entities_; }
     void on_component(std::string_view type, std::size_t) {
         ++components_;
-        ++types_[type];
+        count_type(type);
     }
     void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {
         ++properties_;
@@ -74,7 +74,7 @@ class SummarySink {
         };
         if (trailing_) s_.counts.push_back({"trailingBytes", "trailing bytes", std::to_string(trailing_), true});
         std::vector<std::pair<std::string, std::uint64_t>> types;
-        types.reserve(types_.size());
+        for (const auto& t : few_types_) types.emplace_back(std::string(t.type), t.count);
         for (auto& [type, n] : types_) types.emplace_back(std::string(type), n);
         std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
             return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -84,6 +84,23 @@ class SummarySink {
     }
 
   private:
+    // Saves have a few dozen component types: a short list of fingerprints beats hashing every
+    // component's type; past k_few the rest go to a hash map.
+    void count_type(std::string_view type) {
+        const std::uint64_t f = fingerprint(type);
+        for (auto& t : few_types_) {
+            if (t.fingerprint == f && t.type == type) {
+                ++t.count;
+                return;
+            }
+        }
+        if (few_types_.size() < k_few) {
+            few_types_.push_back({f, type, 1});
+            return;
+        }
+        ++types_[type];
+    }
+
     void add_position() {
         std::string text;
         for (std::size_t i = 0; i < meta_.count; ++i) {
@@ -97,6 +114,13 @@ class SummarySink {
     Summary& s_;
     Metadata meta_;
     std::uint64_t entities_ = 0, components_ = 0, properties_ = 0, pairs_ = 0, trailing_ = 0;
+    struct TypeCount {
+        std::uint64_t fingerprint;
+        std::string_view type;
+        std::uint64_t count;
+    };
+    static constexpr std::size_t k_few = 64;
+    std::vector<TypeCount> few_types_;
     std::unordered_map<std::string_view, std::uint64_t> types_;
 };
 
@@ -104,12 +128,20 @@ class SummarySink {
 
 Summary summarize(std::string_view bytes) {
     Summary s;
-    s.format = FormatId::spark_save;
-    s.size = bytes.size();
-    SummarySink sink(s);
-    Reader<SummarySink> reader(bytes, s.findings, sink, true);
-    reader.run();
-    sink.finish();
+    std::optional<std::uint32_t> known_crc;
+    for (;;) {
+        s = Summary{};
+        s.format = FormatId::spark_save;
+        s.size = bytes.size();
+        SummarySink sink(s);
+        Reader<SummarySink> reader(bytes, s.findings, sink, true, known_crc);
+        reader.run();
+        if (!reader.needs_rerun()) {
+            sink.finish();
+            break;
+        }
+        known_crc = reader.crc(); // damaged: read again the careful way, knowing the CRC
+    }
     if (!s.version_known && bytes.size() >= 8 && bytes.starts_with(k_magic)) {
         s.version = load_u32(bytes, 4);
         s.version_known = true;

@@ -1,4 +1,4 @@
-// Out-of-line parts of the byte reader and writer; the only place Boost.Endian is used.
+// Out-of-line parts of the byte writer.
 #include "sparksave/bytes.hpp"
 
 #include <boost/endian/conversion.hpp>
@@ -31,6 +31,10 @@ void ByteWriter::u64(std::uint64_t v) {
     unsigned char b[8];
     endian::store_little_u64(b, v);
     out_.append(reinterpret_cast<const char*>(b), 8);
+}
+
+void ByteWriter::patch_u16(std::size_t at, std::uint16_t v) {
+    endian::store_little_u16(reinterpret_cast<unsigned char*>(out_.data() + at), v);
 }
 
 void ByteWriter::patch_u32(std::size_t at, std::uint32_t v) {

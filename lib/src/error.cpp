@@ -28,6 +28,14 @@ std::string_view code_name(ErrorCode code) noexcept {
     case ErrorCode::bad_usage: return "bad_usage";
     case ErrorCode::internal: return "internal";
     case ErrorCode::dropped_pairs: return "dropped_pairs";
+    case ErrorCode::bad_syntax: return "bad_syntax";
+    case ErrorCode::bad_indent: return "bad_indent";
+    case ErrorCode::multiline_value: return "multiline_value";
+    case ErrorCode::count_mismatch: return "count_mismatch";
+    case ErrorCode::name_cut: return "name_cut";
+    case ErrorCode::marker_in_value: return "marker_in_value";
+    case ErrorCode::type_alias: return "type_alias";
+    case ErrorCode::unknown_type: return "unknown_type";
     }
     return "internal";
 }

@@ -63,6 +63,12 @@ void text_node(const Document& doc, NodeId id, int depth, std::string_view label
         out += '\n';
         return;
     }
+    // A container with a tag (a text archive's class name: `Vector 2D`, `UnorderedMap`) shows
+    // what it is.
+    if (n.tag != 0) {
+        out += ' ';
+        append_display(out, doc.tag(id));
+    }
     if (n.first_child == k_no_node) out += n.kind == NodeKind::list ? " []" : " {}";
     append_offsets(doc, id, o, out);
     out += '\n';
@@ -171,5 +177,54 @@ void print_json_subtree(const Document& doc, NodeId node, std::string& out) {
     json_node(doc, node, out, 0);
     out += '\n';
 }
+
+} // namespace sparksave
+
+namespace sparksave {
+
+namespace {
+
+void compact_node(const Document& doc, NodeId id, std::string& out) {
+    const Node& n = doc.node(id);
+    switch (n.kind) {
+    case NodeKind::scalar: append_json_bytes(out, doc.value(id)); return;
+    case NodeKind::bytes:
+    case NodeKind::column:
+        out += "{\"base64\": \"";
+        out += base64_encode(doc.value(id));
+        out += "\"}";
+        return;
+    case NodeKind::object:
+    case NodeKind::list: break;
+    }
+    // Objects as arrays of [name, value] pairs (names may repeat); lists as arrays, named items
+    // as {"name": ..., "value": ...}: the same shapes as print_json_subtree, on one line.
+    out += '[';
+    bool first = true;
+    for (NodeId c : doc.children(id)) {
+        if (!first) out += ", ";
+        first = false;
+        if (n.kind == NodeKind::object) {
+            out += '[';
+            append_json_bytes(out, doc.name(c));
+            out += ", ";
+            compact_node(doc, c, out);
+            out += ']';
+        } else if (!doc.name(c).empty()) {
+            out += "{\"name\": ";
+            append_json_bytes(out, doc.name(c));
+            out += ", \"value\": ";
+            compact_node(doc, c, out);
+            out += '}';
+        } else {
+            compact_node(doc, c, out);
+        }
+    }
+    out += ']';
+}
+
+} // namespace
+
+void print_json_compact(const Document& doc, NodeId node, std::string& out) { compact_node(doc, node, out); }
 
 } // namespace sparksave

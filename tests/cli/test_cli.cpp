@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <unistd.h>
 #include <sys/wait.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 using namespace sparksave;
@@ -34,7 +35,7 @@ Run run_case(const fs::path& case_dir, const fs::path& scratch) {
     const fs::path bin = fs::path(SPARKSAVE_BINARY).parent_path();
     const fs::path out = scratch / "stdout", err = scratch / "stderr";
     std::string script = "cd " + shell_quote(test::testdata().string()) + " && export PATH=" + shell_quote(bin.string()) +
-                         ":\"$PATH\" LC_ALL=C SCRATCH=" + shell_quote(scratch.string()) + " && unset NO_COLOR && (" + cmd +
+                         ":\"$PATH\" LC_ALL=C SCRATCH=" + shell_quote((scratch / "work").string()) + " && unset NO_COLOR && (" + cmd +
                          ") >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
     int rc = std::system(("/bin/sh -c " + shell_quote(script)).c_str());
     Run r;
@@ -56,7 +57,7 @@ TEST_CASE("cli cases: stdout, stderr and exit status of the built binary") {
     for (const auto& c : cases) {
         CAPTURE(c.filename().string());
         fs::remove_all(scratch);
-        fs::create_directories(scratch);
+        fs::create_directories(scratch / "work");
         Run r = run_case(c, scratch);
         std::string d = test::check_golden(c / "stdout", r.out);
         CHECK_MESSAGE(d.empty(), d);
@@ -68,4 +69,40 @@ TEST_CASE("cli cases: stdout, stderr and exit status of the built binary") {
     fs::remove_all(scratch);
 }
 
+#endif
+
+#ifdef SPARKSAVE_BINARY
+#include "sparksave/json_reader.hpp"
+
+#include <cstdio>
+
+TEST_CASE("diff --json output parses back as the documented array") {
+    const std::string cmd = std::string(SPARKSAVE_BINARY) + " diff --json " +
+                            (test::testdata() / "spark_save/valid/v1-screenshotless.spark_save").string() + " " +
+                            (test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save").string();
+    std::string out;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    REQUIRE(pipe);
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    const int status = ::pclose(pipe);
+    CHECK(WEXITSTATUS(status) == 1);
+    json::Reader r(out);
+    auto root = r.validate();
+    REQUIRE_MESSAGE(root, out);
+    REQUIRE(root->kind == json::Kind::array);
+    std::vector<std::string> seen;
+    r.elements(*root, [&](std::size_t, const json::Value& change) {
+        json::Value op, path, old_value, new_value;
+        REQUIRE(r.find(change, "op", op));
+        REQUIRE(r.find(change, "path", path));
+        const std::string o = r.decoded(op);
+        CHECK(r.find(change, "old", old_value) == (o != "add"));
+        CHECK(r.find(change, "new", new_value) == (o != "remove"));
+        seen.push_back(o + " " + r.decoded(path));
+        return true;
+    });
+    CHECK(seen == std::vector<std::string>{"change version", "add metadata.screenshotPath",
+                                           "add entities[name=legacy-player].Transform.parent", "add checksum"});
+}
 #endif

@@ -1,7 +1,9 @@
 // Golden corpus (DESIGN.md "Tests"): testdata/<format>/valid/* parse, round-trip byte for byte
-// and dump to the checked-in goldens; testdata/<format>/invalid/* report exactly the findings
-// in their .expect files; every truncation and single-byte flip of every valid file gives a
-// clean result. SPARKSAVE_REGENERATE=1 rewrites the goldens.
+// and dump to the checked-in goldens; every testdata/<format>/invalid/<file> reports exactly the
+// findings in <file>.expect, one a line:
+//     <severity> <code> <offset in hex, line:column for text formats, or -> <node path or ->
+// every truncation and single-byte flip of every valid file gives a clean result.
+// SPARKSAVE_REGENERATE=1 rewrites the goldens.
 #include <doctest/doctest.h>
 
 #include "support.hpp"
@@ -25,7 +27,9 @@ Parsed parse(const FormatInfo& format, std::string bytes) {
 std::string findings_text(const Findings& findings) {
     std::string out;
     for (const auto& f : findings.items()) {
-        std::string off = f.has_offset() ? fmt::format("{:#x}", f.offset) : "-";
+        std::string off = f.has_offset() ? fmt::format("{:#x}", f.offset)
+                          : f.line != 0  ? fmt::format("{}:{}", f.line, f.column)
+                                         : "-";
         out += fmt::format("{} {} {} {}\n", severity_name(f.severity), code_name(f.code), off, f.path.empty() ? "-" : f.path);
     }
     return out;
@@ -41,7 +45,7 @@ const FormatInfo& corpus_format(const char* name) {
 } // namespace
 
 TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
-    for (const char* name : {"spark_save"}) {
+    for (const char* name : {"spark_save", "text_archive"}) {
         const FormatInfo& format = corpus_format(name);
         const fs::path dir = test::testdata() / name;
         auto files = test::files_in(dir / "valid", "");
@@ -68,15 +72,20 @@ TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
 }
 
 TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
-    for (const char* name : {"spark_save"}) {
+    for (auto [name, at_least] : {std::pair{"spark_save", 40}, std::pair{"text_archive", 15}}) {
         const FormatInfo& format = corpus_format(name);
         const fs::path dir = test::testdata() / name / "invalid";
         auto expects = test::files_in(dir, ".expect");
-        REQUIRE(expects.size() >= 40);
+        REQUIRE(expects.size() >= static_cast<std::size_t>(at_least));
+        // Every data file has its .expect, and every .expect its data file.
+        for (const auto& file : test::files_in(dir, ""))
+            if (file.extension() != ".expect")
+                CHECK_MESSAGE(fs::exists(file.string() + ".expect"), (file.string() + " has no .expect"));
         for (const auto& expect : expects) {
             fs::path file = expect;
-            file.replace_extension("." + std::string(name));
+            file.replace_extension(); // <file>.expect -> <file>
             CAPTURE(file.filename().string());
+            REQUIRE(fs::exists(file));
             Parsed p = parse(format, test::read_bytes(file));
             CHECK(p.findings.has_errors());
             CHECK(findings_text(p.findings) == test::read_bytes(expect));
@@ -87,7 +96,7 @@ TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
 
 TEST_CASE("every truncation and single-byte flip of every valid file is handled cleanly") {
     std::size_t cases = 0;
-    for (const char* name : {"spark_save"}) {
+    for (const char* name : {"spark_save", "text_archive"}) {
         const FormatInfo& format = corpus_format(name);
         for (const auto& file : test::files_in(test::testdata() / name / "valid", "")) {
             CAPTURE(file.filename().string());

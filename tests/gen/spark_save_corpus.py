@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the generated part of testdata/spark_save/: valid files of every version and the
-invalid corpus (one file per rule of FORMATS.md 1.4/1.5), each invalid file with a .expect
-file listing the findings the reader must report, in order:
+invalid corpus (one file per rule of FORMATS.md 1.4/1.5), each invalid file <name>.spark_save
+with a <name>.spark_save.expect file listing the findings the reader must report, in order:
 
     <severity> <code> <offset in hex, or -> <node path, or ->
 
@@ -111,7 +111,7 @@ def write(sub, name, data, expect=None):
         f.write(data)
     written.append(path)
     if expect is not None:
-        with open(os.path.join(d, name + ".expect"), "w") as f:
+        with open(path + ".expect", "w") as f:
             for sev, code, off, node in expect:
                 off_text = "-" if off is None else f"{off:#x}"
                 f.write(f"{sev} {code} {off_text} {node or '-'}\n")

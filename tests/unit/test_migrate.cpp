@@ -179,66 +179,13 @@ TEST_CASE("v1/v2 quirks: trailing bytes, a missing count and a cut pair are reso
     }
 }
 
-namespace {
-
-// A small random valid save of `version` (hierarchy only from v3).
-std::string random_save(std::mt19937& rng, std::uint32_t version) {
-    std::string b = "SPRK";
-    auto u16 = [&](std::size_t v) { b += static_cast<char>(v & 0xFF), b += static_cast<char>(v >> 8); };
-    auto u32 = [&](std::uint64_t v) {
-        for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF);
-    };
-    auto str = [&](const std::string& s) {
-        u16(s.size());
-        b += s;
-    };
-    u32(version);
-    std::string meta = "Name\nScene\nClass\n";
-    if (version >= 2) meta += "shot.png\n";
-    meta += std::to_string(rng() % 2000000000) + "\n" + std::to_string(rng() % 1000) + ".25\n75\n25\n1 2 3\n4\n1\n";
-    u32(meta.size());
-    b += meta;
-    const std::size_t entities = rng() % 6;
-    u32(entities);
-    for (std::size_t e = 0; e < entities; ++e) {
-        str("e" + std::to_string(e) + (rng() % 3 ? "" : std::string(1, static_cast<char>(rng()))));
-        const bool transform = true; // every entity has one, so any index is a valid parent
-        std::size_t comps = 1 + rng() % 3;
-        u16(comps);
-        for (std::size_t c = 0; c < comps; ++c) {
-            const bool is_transform = transform && c == 0;
-            str(is_transform ? "Transform" : "C" + std::to_string(c));
-            std::size_t props = rng() % 5;
-            bool parent = is_transform && version >= 3 && rng() % 2;
-            u16(props + parent);
-            for (std::size_t p = 0; p < props; ++p) {
-                str("k" + std::to_string(p));
-                str(std::to_string(rng() % 1000) + ".000000");
-            }
-            if (parent) {
-                str("parent");
-                str(e == 0 ? "-1" : std::to_string(rng() % e));
-            }
-        }
-    }
-    std::size_t pairs = rng() % 4;
-    u32(pairs);
-    for (std::size_t p = 0; p < pairs; ++p) {
-        str("mod.key" + std::to_string(p));
-        str(std::to_string(rng()));
-    }
-    if (version == 4) u32(crc32(b));
-    return b;
-}
-
-} // namespace
 
 TEST_CASE("generated saves of every version migrate to valid v4 files that keep everything") {
     std::mt19937 rng(42);
     int migrated = 0;
     for (std::uint32_t version = 1; version <= 4; ++version) {
         for (int i = 0; i < 100; ++i) {
-            auto in = parse(random_save(rng, version));
+            auto in = parse(test::random_spark_save(rng, version));
             REQUIRE(!in.findings.has_errors());
             std::vector<std::string> before = contents(in.doc);
             if (version == 4) {

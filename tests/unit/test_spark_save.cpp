@@ -254,80 +254,13 @@ TEST_CASE("summarize applies the same rules as read") {
     }
 }
 
-namespace {
-
-// A random save of `version`, valid by construction, with the corners the format allows:
-// empty and maximum-length strings, non-UTF-8 bytes, unordered keys, a hierarchy, and for
-// v1/v2 trailing bytes or no custom-state count.
-std::string random_save(std::mt19937& rng, std::uint32_t version) {
-    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-    auto random_string = [&](std::size_t max_len) {
-        std::size_t len;
-        switch (pick(8)) {
-        case 0: len = 0; break;
-        case 1: len = max_len; break;
-        default: len = pick(12);
-        }
-        std::string s(len, 'a');
-        bool binary = pick(4) == 0;
-        for (auto& c : s) c = binary ? static_cast<char>(rng()) : static_cast<char>('a' + pick(26));
-        return s;
-    };
-    const std::size_t name_max = version < 3 ? 4096 : 65535;
-    Encoder e;
-    e.out = header(version, meta(version));
-    const std::size_t entities = pick(6);
-    e.u32(entities);
-    std::vector<bool> transform(entities);
-    for (auto&& t : transform) t = pick(2) == 0;
-    for (std::size_t i = 0; i < entities; ++i) {
-        e.str(random_string(pick(50) == 0 ? name_max : 16));
-        std::vector<std::string> types;
-        if (transform[i]) types.push_back("Transform");
-        for (std::size_t c = pick(4); c > 0; --c) types.push_back("Comp" + std::to_string(c));
-        e.u16(types.size());
-        for (const auto& type : types) {
-            e.str(type);
-            std::vector<std::pair<std::string, std::string>> props;
-            std::size_t n = pick(6);
-            for (std::size_t k = 0; k < n; ++k)
-                props.emplace_back("k" + std::to_string(k) + random_string(4), random_string(pick(40) == 0 ? 65535 : 20));
-            if (type == "Transform" && version >= 3 && pick(2) == 0) {
-                std::vector<std::size_t> parents;
-                for (std::size_t j = 0; j < entities; ++j)
-                    if (j != i && transform[j]) parents.push_back(j);
-                std::string parent = parents.empty() || pick(3) == 0 ? "-1" : std::to_string(parents[pick(parents.size())]);
-                props.emplace_back("parent", parent);
-            }
-            std::shuffle(props.begin(), props.end(), rng);
-            e.u16(props.size());
-            for (const auto& [k, v] : props) {
-                e.str(k);
-                e.str(v);
-            }
-        }
-    }
-    const bool absent = version < 3 && pick(4) == 0;
-    if (!absent) {
-        std::size_t pairs = pick(5);
-        e.u32(pairs);
-        for (std::size_t k = 0; k < pairs; ++k) {
-            e.str("ck" + std::to_string(k) + random_string(3));
-            e.str(random_string(10));
-        }
-        if (version < 3 && pick(4) == 0) e.out += random_string(5) + "x";
-    }
-    return version == 4 ? with_crc(e.out) : e.out;
-}
-
-} // namespace
 
 TEST_CASE("generated saves of every version parse without errors and round-trip byte for byte") {
     std::mt19937 rng(20261129);
     int checked = 0;
     for (std::uint32_t version = 1; version <= 4; ++version) {
         for (int i = 0; i < 150; ++i) {
-            std::string bytes = random_save(rng, version);
+            std::string bytes = test::random_spark_save(rng, version);
             auto p = parse(bytes);
             REQUIRE_MESSAGE(!p.findings.has_errors(), "v", version, " #", i, ": ", codes(p.findings));
             auto written = ss::write(p.doc);
@@ -352,4 +285,49 @@ TEST_CASE("the writer refuses what the format cannot hold, naming the node") {
     REQUIRE_FALSE(w);
     CHECK(w.error().path == "customState.big");
     CHECK(w.error().message == "expected a value of at most 65535 bytes, found 70000");
+}
+
+TEST_CASE("large files (CRC checked alongside the parse) report damage exactly like small ones") {
+    // A v4 save above Reader::k_parallel_crc, built from many copies of one entity.
+    Encoder e;
+    e.out = header(4, meta(4));
+    const std::size_t entities = 60000;
+    e.u32(entities);
+    for (std::size_t i = 0; i < entities; ++i) {
+        e.str("entity-" + std::to_string(i));
+        e.u16(1);
+        e.str("Transform");
+        e.u16(10);
+        for (const char* k : {"px", "py", "pz", "rx", "ry", "rz", "sx", "sy", "sz"}) {
+            e.str(k);
+            e.str("1.000000");
+        }
+        e.str("parent");
+        e.str(i == 0 ? "-1" : std::to_string(i - 1));
+    }
+    e.u32(0);
+    const std::string good = with_crc(e.out);
+    REQUIRE(good.size() > (4u << 20));
+    CHECK(parse(good).findings.items().empty());
+    CHECK(ss::summarize(good).findings.items().empty());
+
+    std::string flipped = good;
+    flipped[good.size() / 2] ^= 0x01;
+    for (const auto& f : {parse(flipped).findings, ss::summarize(flipped).findings}) {
+        REQUIRE(f.has_errors());
+        CHECK(f.items()[0].code == ErrorCode::checksum_mismatch);
+        CHECK(f.items()[0].offset == good.size() - 4);
+    }
+    std::string damaged = good;
+    damaged[4] = 2;
+    auto p = parse(damaged);
+    REQUIRE(p.findings.has_errors());
+    CHECK(p.findings.items()[0].code == ErrorCode::damaged_version);
+    CHECK(p.doc.version() == 4);
+    CHECK(p.doc.child_count(p.doc.child(p.doc.root(), "entities")) == entities);
+    CHECK(*ss::write(p.doc) == good);
+    std::string extended = good + "x";
+    auto x = ss::summarize(extended);
+    REQUIRE(x.findings.has_errors());
+    CHECK(x.findings.items()[0].code == ErrorCode::trailing_bytes);
 }

@@ -98,7 +98,8 @@ class ByteWriter {
     void u32(std::uint32_t v);
     void u64(std::uint64_t v);
     void bytes(std::string_view v) { out_.append(v); }
-    // Overwrites 4 bytes at `at` (a length or checksum patched in after the fact).
+    // Overwrites bytes at `at` (a count or checksum patched in after the fact).
+    void patch_u16(std::size_t at, std::uint16_t v);
     void patch_u32(std::size_t at, std::uint32_t v);
 
     std::size_t size() const noexcept { return out_.size(); }

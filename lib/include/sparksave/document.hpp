@@ -72,17 +72,20 @@ class Source {
   public:
     Source() = default;
     explicit Source(std::string bytes) : str_(std::move(bytes)), view_(str_) {}
-    // Takes a buffer of `size` bytes (filled by a read; no zero-fill first).
-    Source(std::unique_ptr<char[]> buffer, std::size_t size)
-        : buffer_(std::move(buffer)), view_(buffer_.get(), size) {}
+    // Bytes owned elsewhere (a memory-mapped file) and the function that releases them.
+    Source(std::string_view bytes, void (*release)(const char*, std::size_t))
+        : view_(bytes), release_(release) {}
+    ~Source() {
+        if (release_) release_(view_.data(), view_.size());
+    }
     Source(const Source&) = delete;
     Source& operator=(const Source&) = delete;
     std::string_view view() const noexcept { return view_; }
 
   private:
     std::string str_;
-    std::unique_ptr<char[]> buffer_;
     std::string_view view_;
+    void (*release_)(const char*, std::size_t) = nullptr;
 };
 
 class Document {

@@ -35,6 +35,14 @@ enum class ErrorCode : std::uint16_t {
     bad_usage,           // a request the library cannot honour (bad path, bad option)
     internal,            // a bug: please report it
     dropped_pairs,       // custom-state pairs the engine silently drops (FORMATS.md 1.4)
+    bad_syntax,          // a text line that breaks the grammar (braces, commas, line shape)
+    bad_indent,          // text indentation that is not the nesting depth
+    multiline_value,     // a value the writer spread over several lines (FORMATS.md 2)
+    count_mismatch,      // a declared element count that disagrees with the elements present
+    name_cut,            // a name the engine reads only up to its first ": " (FORMATS.md 2)
+    marker_in_value,     // the attribute marker __PGSA inside a value (FORMATS.md 2)
+    type_alias,          // a type name the engine accepts only as an alias of another
+    unknown_type,        // a type name no standard reader of the engine accepts
 };
 
 std::string_view code_name(ErrorCode code) noexcept;

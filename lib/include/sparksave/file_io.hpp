@@ -16,7 +16,9 @@
 namespace sparksave {
 
 // Reads a whole file (or standard input for "-") of at most `max_bytes` bytes. Errors:
-// io_error (with the system's reason), too_large.
+// io_error (with the system's reason), too_large. A regular file of 1 MiB or more is mapped
+// into memory rather than copied; if another program truncates it while it is mapped, reading
+// the lost pages raises SIGBUS (the sparksave tool reports that as an error and exits 2).
 Result<std::shared_ptr<const Source>> read_file(const std::filesystem::path& path,
                                                 std::uint64_t max_bytes);
 

@@ -54,6 +54,13 @@ struct Summary {
     Findings findings;
 };
 
+// What `pack` made of a JSON dump: the file's bytes (not yet checked against the format's
+// rules: the caller reads them back) and notes on what it had to decide.
+struct Packed {
+    std::string bytes;
+    std::vector<std::string> notes;
+};
+
 struct FormatInfo {
     FormatId id;
     std::string_view name;  // the --input-format name
@@ -73,6 +80,9 @@ struct FormatInfo {
     // Appends the lossless JSON form of the tree (`dump --json`; the schema is in the format's
     // man page section and spec.hpp).
     void (*to_json)(const Document& doc, std::string& out);
+    // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
+    // line:column.
+    Result<Packed> (*from_json)(std::string_view json);
 };
 
 inline constexpr std::size_t k_detect_bytes = 4096;

@@ -18,6 +18,7 @@ struct PrintOptions {
 //   name: "string"        strings quoted and escaped
 //   name: 12.5            numbers as their exact text
 //   name:                 containers, children indented by two spaces
+//   name: Vector 2D       a container with a tag (a text archive's class name) shows it
 //   [3] "entity-name":    list items by index, with their name when they have one
 //   name: <4 bytes> 0a0b0c0d   binary data in hex
 void print_text(const Document& doc, NodeId node, std::string_view label, const PrintOptions& options,
@@ -27,5 +28,9 @@ void print_text(const Document& doc, NodeId node, std::string_view label, const 
 // when names repeat), lists as arrays (named items as {"name": ..., "value": ...}), strings
 // as JSON strings or {"base64": ...}. Not the lossless format of `dump --json` for a whole file.
 void print_json_subtree(const Document& doc, NodeId node, std::string& out);
+
+// The subtree of `node` as JSON on one line (diff's "old" and "new"): objects as arrays of
+// [name, value] pairs, lists as arrays, scalars as strings or {"base64": ...}.
+void print_json_compact(const Document& doc, NodeId node, std::string& out);
 
 } // namespace sparksave

@@ -29,4 +29,8 @@ Result<std::string> write(const Document& doc);
 // Appends the lossless JSON form (`dump --json`); schema in man/sparksave-dump.1.
 void to_json(const Document& doc, std::string& out);
 
+// The bytes a JSON dump describes (`pack`); the checksum is recomputed. The result still has to
+// be read back to check the format's rules.
+Result<Packed> from_json(std::string_view json);
+
 } // namespace sparksave::spark_save

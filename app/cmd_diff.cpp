@@ -1,0 +1,215 @@
+// `sparksave diff [--json] [--stat] [--epsilon E] [--ignore PATH]... [--order] A B` (CLI.md):
+// what changed between two saves of the same format, in node paths that paste into
+// `dump --select` and `--ignore`.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "sparksave/diff.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/json_out.hpp"
+#include "sparksave/print.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace sparksave::app {
+
+namespace {
+
+struct DiffOptionsCli {
+    std::string a, b;
+    bool json = false;
+    bool stat = false;
+    bool order = false;
+    double epsilon = 0;
+    std::vector<std::string> ignore;
+};
+
+// A node's value for people: strings quoted, numbers bare, containers by size.
+std::string show_value(const Document& doc, NodeId id) {
+    const Node& n = doc.node(id);
+    switch (n.kind) {
+    case NodeKind::object: return fmt::format("{{{} {}}}", doc.child_count(id), doc.child_count(id) == 1 ? "entry" : "entries");
+    case NodeKind::list: return fmt::format("[{} {}]", doc.child_count(id), doc.child_count(id) == 1 ? "item" : "items");
+    case NodeKind::bytes:
+    case NodeKind::column: return fmt::format("<{} bytes>", doc.value(id).size());
+    case NodeKind::scalar: break;
+    }
+    const bool quoted = n.type == ValueType::string || n.type == ValueType::none;
+    return display(doc.value(id), quoted);
+}
+
+std::string child_names(const Document& doc, NodeId id) {
+    std::string out;
+    std::size_t i = 0;
+    for (NodeId c : doc.children(id)) {
+        if (!out.empty()) out += ", ";
+        if (++i > 12) {
+            out += "...";
+            break;
+        }
+        out += doc.name(c).empty() ? std::string("[]") : display(doc.name(c));
+    }
+    return out;
+}
+
+// The group a change counts under in --stat: the component type for a spark_save entity
+// path (entities[..].<Type>...), else the first step.
+std::string stat_group(const Change& c) {
+    const auto& s = c.path.steps;
+    if (s.size() >= 3 && s[0].text == "entities" && s[2].kind == PathStep::Kind::name) return display(s[2].text);
+    if (s.size() == 2 && s[0].text == "entities") return "entities";
+    NodePath first;
+    if (!s.empty()) first.steps.push_back(s[0]);
+    return first.str();
+}
+
+int run_diff(const DiffOptionsCli& o) {
+    DiffOptions options;
+    options.epsilon = o.epsilon;
+    options.order = o.order;
+    for (const auto& pattern : o.ignore) {
+        auto p = NodePath::parse(pattern);
+        if (!p) {
+            message("--ignore: " + p.error().message);
+            return k_exit_trouble;
+        }
+        options.ignore.push_back(std::move(*p));
+    }
+    std::vector<Parsed> docs;
+    for (const std::string& path : {o.a, o.b}) {
+        Loaded loaded = load_input(path);
+        if (!loaded.input) {
+            message(show_path(path), loaded.error.message);
+            return k_exit_trouble;
+        }
+        Parsed parsed = loaded.input->format->read(loaded.input->source, ReadOptions{false});
+        if (const Error* e = parsed.findings.first_error()) {
+            message(show_path(path), "cannot be compared: it does not parse: " + e->describe());
+            return k_exit_trouble;
+        }
+        docs.push_back(std::move(parsed));
+    }
+    const Document& a = docs[0].doc;
+    const Document& b = docs[1].doc;
+    std::vector<Change> changes;
+    auto r = diff(a, b, options, [&](const Change& c) { changes.push_back(c); });
+    if (!r) {
+        message(r.error().message);
+        return k_exit_trouble;
+    }
+
+    const bool color = color_stdout() && !o.json;
+    std::string text;
+    if (o.stat) {
+        std::map<std::string, std::array<std::size_t, 4>> groups;
+        std::array<std::size_t, 4> totals{};
+        for (const auto& c : changes) {
+            ++groups[stat_group(c)][static_cast<std::size_t>(c.op)];
+            ++totals[static_cast<std::size_t>(c.op)];
+        }
+        auto line = [](const std::array<std::size_t, 4>& n) {
+            std::string s = fmt::format("{} added, {} removed, {} changed", n[0], n[1], n[2]);
+            if (n[3]) s += fmt::format(", {} reordered", n[3]);
+            return s;
+        };
+        if (o.json) {
+            text = fmt::format("{{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}, \"groups\": {{", totals[0],
+                               totals[1], totals[2], totals[3]);
+            bool first = true;
+            for (const auto& [group, n] : groups) {
+                text += first ? "" : ", ";
+                first = false;
+                append_json_string(text, group);
+                text += fmt::format(": {{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}}}", n[0], n[1], n[2], n[3]);
+            }
+            text += "}}\n";
+        } else {
+            std::size_t width = 0;
+            for (const auto& [group, n] : groups) width = std::max(width, group.size());
+            for (const auto& [group, n] : groups) text += fmt::format("{:<{}}  {}\n", group, width, line(n));
+            text += fmt::format("{} {}: {}\n", changes.size(), changes.size() == 1 ? "difference" : "differences", line(totals));
+        }
+    } else if (o.json) {
+        text = changes.empty() ? "[]\n" : "[\n";
+        for (std::size_t i = 0; i < changes.size(); ++i) {
+            const Change& c = changes[i];
+            text += "  {\"op\": ";
+            append_json_string(text, op_name(c.op));
+            text += ", \"path\": ";
+            append_json_string(text, c.path.str());
+            auto value = [&](const Document& d, NodeId id, const std::string& literal) {
+                if (id == k_no_node) {
+                    append_json_string(text, literal);
+                } else if (c.op == Change::Op::order) {
+                    text += '[';
+                    bool first = true;
+                    for (NodeId k : d.children(id)) {
+                        text += first ? "" : ", ";
+                        first = false;
+                        append_json_bytes(text, d.name(k));
+                    }
+                    text += ']';
+                } else {
+                    print_json_compact(d, id, text);
+                }
+            };
+            if (c.op != Change::Op::add) {
+                text += ", \"old\": ";
+                value(a, c.old_node, c.old_text);
+            }
+            if (c.op != Change::Op::remove) {
+                text += ", \"new\": ";
+                value(b, c.new_node, c.new_text);
+            }
+            text += i + 1 < changes.size() ? "},\n" : "}\n";
+        }
+        if (!changes.empty()) text += "]\n";
+    } else {
+        for (const auto& c : changes) {
+            const std::string path = c.path.str();
+            auto old_value = [&] { return c.old_node == k_no_node ? display(c.old_text) : show_value(a, c.old_node); };
+            auto new_value = [&] { return c.new_node == k_no_node ? display(c.new_text) : show_value(b, c.new_node); };
+            switch (c.op) {
+            case Change::Op::add: text += paint(Style::added, "+ " + path + ": " + new_value(), color); break;
+            case Change::Op::remove: text += paint(Style::removed, "- " + path + ": " + old_value(), color); break;
+            case Change::Op::change:
+                text += paint(Style::changed, "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color);
+                break;
+            case Change::Op::order:
+                text += paint(Style::changed,
+                              "~ " + (path.empty() ? std::string("(top level)") : path) + ": order " +
+                                  child_names(a, c.old_node) + " \u2192 " + child_names(b, c.new_node),
+                              color);
+                break;
+            }
+            text += '\n';
+        }
+    }
+    out(text);
+    out_flush();
+    return changes.empty() ? k_exit_ok : k_exit_finding;
+}
+
+} // namespace
+
+void setup_diff(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<DiffOptionsCli>();
+    CLI::App* cmd = app.add_subcommand("diff", "What changed between two saves of the same format (any versions)");
+    cmd->add_option("A", o->a, "The first save (the old one); - reads standard input")->required();
+    cmd->add_option("B", o->b, "The second save (the new one)")->required();
+    cmd->add_flag("--json", o->json, "An array of {\"op\": add|remove|change|order, \"path\", \"old\", \"new\"}");
+    cmd->add_flag("--stat", o->stat, "Counts by kind and by component type instead of each change");
+    cmd->add_option("--epsilon", o->epsilon, "Numbers that differ by at most E are equal (default 0)")
+        ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--ignore", o->ignore,
+                    "Leave out changes at or under PATH; * matches one step, ** any number (repeatable)");
+    cmd->add_flag("--order", o->order, "Also report children whose order changed (otherwise order is not a difference)");
+    cmd->footer("Entities match by name (then by position among equal names), components by type, properties and\n"
+                "custom state by key; values that are both numbers compare as numbers.\n"
+                "Exit status: 0 no difference, 1 differences, 2 an input cannot be read or parsed.");
+    cmd->callback([o, &exit_code] { exit_code = run_diff(*o); });
+}
+
+} // namespace sparksave::app

@@ -1,0 +1,113 @@
+// `sparksave pack [-o FILE] JSON` (CLI.md): the inverse of `dump --json`. Builds the file the
+// JSON describes (format and version are in it), recomputes checksums, reads the result back
+// with the format's reader and refuses to write anything that breaks a rule of its format and
+// version. Writing is atomic.
+#include "commands.hpp"
+#include "common.hpp"
+
+#include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
+#include "sparksave/json_reader.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+namespace sparksave::app {
+
+namespace {
+
+struct PackOptions {
+    std::string json;
+    std::string output;
+};
+
+// The largest JSON pack reads: a dump of the largest save (512 MiB) with every byte escaped
+// stays well under this.
+constexpr std::uint64_t k_max_json = 8ull << 30;
+
+int run_pack(const PackOptions& o) {
+    if (o.output.empty() && ::isatty(STDOUT_FILENO) == 1) {
+        message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the output");
+        return k_exit_trouble;
+    }
+    auto source = read_file(o.json, k_max_json);
+    if (!source) {
+        message(show_path(o.json), source.error().message);
+        return source.error().code == ErrorCode::too_large ? k_exit_finding : k_exit_trouble;
+    }
+    const std::string_view text = (*source)->view();
+
+    json::Reader reader(text);
+    auto root = reader.validate();
+    if (!root) {
+        message(show_path(o.json), "not valid JSON: " + root.error().describe());
+        return k_exit_finding;
+    }
+    json::Value format_value;
+    if (root->kind != json::Kind::object || !reader.find(*root, "format", format_value) ||
+        format_value.kind != json::Kind::string) {
+        message(show_path(o.json), reader.error_at(*root, "", "expected a dump of `sparksave dump --json`: an object "
+                                                             "with a \"format\" string")
+                                       .describe());
+        return k_exit_finding;
+    }
+    const std::string name = reader.decoded(format_value);
+    const FormatInfo* format = format_by_name(name);
+    if (!format) {
+        message(show_path(o.json), reader.error_at(format_value, "format", "expected one of " + format_names() +
+                                                                              ", found " + display(name, true))
+                                       .describe());
+        return k_exit_finding;
+    }
+    if (!format->from_json) {
+        message(show_path(o.json), fmt::format("pack does not support {} files yet", format->name));
+        return k_exit_trouble;
+    }
+    auto packed = format->from_json(text);
+    if (!packed) {
+        message(show_path(o.json), packed.error().describe());
+        return k_exit_finding;
+    }
+    for (const auto& note : packed->notes) message(show_path(o.json), "note: " + note);
+
+    // Never write an invalid save: the reader applies every rule of the format and version.
+    Summary check = format->summarize(packed->bytes);
+    if (check.findings.has_errors()) {
+        for (const auto& f : check.findings.items()) {
+            if (f.severity != Severity::error) continue;
+            Error e = f;
+            e.offset = k_no_offset; // an offset in bytes that were never written would mislead
+            message(show_path(o.json), fmt::format("refused: the JSON describes an invalid {} v{}: {}", format->name,
+                                                   check.version, e.describe()));
+        }
+        return k_exit_finding;
+    }
+    if (o.output.empty()) {
+        out(packed->bytes);
+        out_flush();
+        return k_exit_ok;
+    }
+    if (auto r = write_file_atomic(o.output, packed->bytes); !r) {
+        message(show_path(o.output), "cannot write: " + r.error().message);
+        return k_exit_trouble;
+    }
+    return k_exit_ok;
+}
+
+} // namespace
+
+void setup_pack(CLI::App& app, int& exit_code) {
+    auto o = std::make_shared<PackOptions>();
+    CLI::App* cmd = app.add_subcommand("pack", "Build a save from the JSON of `dump --json` (the inverse of dump --json)");
+    cmd->add_option("JSON", o->json, "The JSON file; - reads standard input")->required();
+    cmd->add_option("-o,--output", o->output,
+                    "Write the save to FILE atomically (default: standard output, unless it is a terminal)");
+    cmd->footer("An unedited dump packs back to the identical file. An edited one that breaks a rule of its\n"
+                "format and version is refused with the node path; checksums are recomputed.\n"
+                "Exit status: 0 written, 1 the JSON is not a valid dump or describes an invalid save,\n"
+                "2 bad usage or a file that cannot be read or written.");
+    cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });
+}
+
+} // namespace sparksave::app

@@ -1,0 +1,354 @@
+// `pack` for `.spark_save`: the JSON of `dump --json` (schema: json.cpp) back to file bytes.
+// Streams from the JSON text to bytes without building a tree, so packing a large dump costs
+// about the output's size. The caller checks the result with the reader (every rule of the
+// version), so this only has to get the shape and the types right.
+#include "reader.hpp"
+#include "tree.hpp"
+
+#include "sparksave/bytes.hpp"
+#include "sparksave/crc32.hpp"
+#include "sparksave/json_out.hpp"
+#include "sparksave/json_reader.hpp"
+#include "sparksave/node_path.hpp"
+#include "sparksave/spark_save.hpp"
+
+#include <charconv>
+#include <fmt/format.h>
+
+namespace sparksave::spark_save {
+
+namespace {
+
+using json::Kind;
+using json::Value;
+
+class Packer {
+  public:
+    explicit Packer(const json::Reader& r) : r_(r) {}
+
+    Result<Packed> run(const Value& root) {
+        if (root.kind != Kind::object)
+            return r_.error_at(root, "", "expected an object (the output of `sparksave dump --json`), found " +
+                                             std::string(json::kind_name(root.kind)));
+        // Members may come in any order; each is taken once.
+        struct Member {
+            std::string_view name;
+            Value value;
+            bool present = false;
+        };
+        Member members[9];
+        const std::string_view names[] = {"format",           "version",           "metadata", "entities", "customState",
+                                          "customStateCount", "customStateAbsent", "trailing", "checksum"};
+        for (std::size_t i = 0; i < 9; ++i) members[i].name = names[i];
+        std::optional<Error> problem;
+        r_.members(root, [&](std::string_view key, const Value& v) {
+            for (auto& m : members) {
+                if (m.name != key) continue;
+                if (m.present) {
+                    problem = r_.error_at(v, std::string(key), "this member appears twice");
+                    return false;
+                }
+                m.value = v;
+                m.present = true;
+                return true;
+            }
+            problem = r_.error_at(v, display(key), "unknown member " + display(key, true) + " (a spark_save dump has " +
+                                                       "format, version, metadata, entities, customState, customStateCount, "
+                                                       "customStateAbsent, trailing, checksum)");
+            return false;
+        });
+        if (problem) return *problem;
+        auto member = [&](std::string_view name) -> const Member& {
+            for (auto& m : members)
+                if (m.name == name) return m;
+            return members[0];
+        };
+        for (std::string_view required : {"version", "metadata", "entities"})
+            if (!member(required).present)
+                return r_.error_at(root, "", fmt::format("expected a member \"{}\", found none", required));
+
+        if (member("format").present && (member("format").value.kind != Kind::string ||
+                                          r_.decoded(member("format").value) != "spark_save"))
+            return r_.error_at(member("format").value, "format", "expected \"spark_save\"");
+        auto version = unsigned_number(member("version").value, "version", 1, k_current_version);
+        if (!version) return version.error();
+        version_ = static_cast<std::uint32_t>(*version);
+        w_.bytes(k_magic);
+        w_.u32(version_);
+        if (auto r = metadata(member("metadata").value); !r) return r.error();
+        if (auto r = entities(member("entities").value); !r) return r.error();
+        if (auto r = custom_state(member("customState"), member("customStateCount"), member("customStateAbsent")); !r)
+            return r.error();
+        if (member("trailing").present) {
+            std::string bytes;
+            if (auto r = read_bytes(member("trailing").value, "trailing", bytes); !r) return r.error();
+            w_.bytes(bytes);
+        }
+        if (member("checksum").present && member("checksum").value.kind != Kind::string)
+            return r_.error_at(member("checksum").value, "checksum", "expected a string such as \"0x1a2b3c4d\"");
+        if (version_ == k_current_version) w_.u32(crc32(w_.view())); // recomputed, whatever the JSON said
+        Packed out;
+        out.bytes = std::move(w_).take();
+        out.notes = std::move(notes_);
+        return out;
+    }
+
+  private:
+    Result<std::uint64_t> unsigned_number(const Value& v, const std::string& path, std::uint64_t min, std::uint64_t max) {
+        std::uint64_t n = 0;
+        std::string_view t = r_.raw(v);
+        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+        if (v.kind != Kind::number || ec != std::errc() || p != t.data() + t.size() || n < min || n > max)
+            return r_.error_at(v, path, fmt::format("expected an integer from {} to {}, found {}", min, max, display(t)));
+        return n;
+    }
+
+    // A byte string: a JSON string (UTF-8), or {"base64": "..."} for any bytes.
+    Result<void> read_bytes(const Value& v, const std::string& path, std::string& out) {
+        out.clear();
+        if (v.kind == Kind::string) {
+            r_.decode(v, out);
+            return {};
+        }
+        Value b64;
+        if (v.kind == Kind::object && r_.find(v, "base64", b64) && b64.kind == Kind::string) {
+            std::string text = r_.decoded(b64);
+            if (!base64_decode(text, out)) return r_.error_at(b64, path, "expected standard base64 (A-Z a-z 0-9 + / and = padding)");
+            return {};
+        }
+        return r_.error_at(v, path, "expected a string or {\"base64\": \"...\"}, found " + std::string(json::kind_name(v.kind)));
+    }
+
+    Result<void> string16(const Value& v, const std::string& path) {
+        if (auto r = read_bytes(v, path, scratch_); !r) return r;
+        if (scratch_.size() > k_max_u16)
+            return r_.error_at(v, path, fmt::format("expected at most {} bytes, found {}", k_max_u16, scratch_.size()));
+        w_.u16(static_cast<std::uint16_t>(scratch_.size()));
+        w_.bytes(scratch_);
+        return {};
+    }
+
+    // An array; returns the number of elements after calling fn on each, or the first error.
+    template <class F> Result<std::size_t> each(const Value& v, const std::string& path, std::string_view what, F&& fn) {
+        if (v.kind != Kind::array)
+            return r_.error_at(v, path, fmt::format("expected an array of {}, found {}", what, json::kind_name(v.kind)));
+        std::optional<Error> problem;
+        std::size_t count = 0;
+        r_.elements(v, [&](std::size_t i, const Value& e) {
+            std::string p = path;
+            append_path_index(p, i);
+            if (auto r = fn(e, p); !r) {
+                problem = r.error();
+                return false;
+            }
+            ++count;
+            return true;
+        });
+        if (problem) return *problem;
+        return count;
+    }
+
+    Result<void> pair(const Value& v, const std::string& path) {
+        if (v.kind != Kind::array)
+            return r_.error_at(v, path, "expected a [key, value] pair, found " + std::string(json::kind_name(v.kind)));
+        std::size_t n = 0;
+        std::optional<Error> problem;
+        r_.elements(v, [&](std::size_t i, const Value& e) {
+            ++n;
+            if (i > 1) return false;
+            std::string p = path;
+            append_path_index(p, i);
+            if (auto r = string16(e, p); !r) {
+                problem = r.error();
+                return false;
+            }
+            return true;
+        });
+        if (problem) return *problem;
+        if (n != 2) return r_.error_at(v, path, fmt::format("expected a [key, value] pair, found {} elements", n));
+        return {};
+    }
+
+    Result<void> metadata(const Value& v) {
+        if (v.kind != Kind::object) return r_.error_at(v, "metadata", "expected an object with raw and fields");
+        Value raw, fields;
+        const bool has_raw = r_.find(v, "raw", raw);
+        const bool has_fields = r_.find(v, "fields", fields);
+        if (!has_raw && !has_fields) return r_.error_at(v, "metadata", "expected \"raw\" or \"fields\", found neither");
+        std::string block;
+        if (has_raw) {
+            if (auto r = read_bytes(raw, "metadata.raw", block); !r) return r;
+        }
+        if (has_fields) {
+            if (fields.kind != Kind::object) return r_.error_at(fields, "metadata.fields", "expected an object of field texts");
+            auto from_fields = render_fields(fields);
+            if (!from_fields) return from_fields.error();
+            if (!has_raw) {
+                block = std::move(*from_fields);
+            } else if (fields_differ(block, fields)) {
+                // The fields were edited: they win, and the block is rebuilt one field a line.
+                notes_.emplace_back("metadata.fields differ from metadata.raw: the block was rebuilt from the fields");
+                block = std::move(*from_fields);
+            }
+        }
+        if (block.size() > 0xFFFF'FFFFu) return r_.error_at(v, "metadata", "the block is too large");
+        w_.u32(static_cast<std::uint32_t>(block.size()));
+        w_.bytes(block);
+        return {};
+    }
+
+    // The field names of this version, in block order.
+    std::vector<std::string_view> field_names() const {
+        std::vector<std::string_view> names = {k_save_name, k_scene_name, k_player_class};
+        if (version_ >= 2) names.push_back(k_screenshot_path);
+        for (auto n : {k_timestamp, k_play_time, k_player_health, k_player_armor, k_position, k_player_kills, k_player_deaths})
+            names.push_back(n);
+        return names;
+    }
+
+    // The JSON fields as token texts: position as its three parts.
+    Result<std::vector<std::string>> field_texts(const Value& fields) {
+        std::vector<std::string> texts;
+        for (std::string_view name : field_names()) {
+            std::string path = "metadata.fields";
+            append_path_name(path, name);
+            Value f;
+            if (!r_.find(fields, name, f)) return r_.error_at(fields, path, "expected this field, found none");
+            if (name == k_position) {
+                auto n = each(f, path, "three number texts", [&](const Value& part, const std::string& p) -> Result<void> {
+                    std::string text;
+                    if (auto r = read_bytes(part, p, text); !r) return r;
+                    texts.push_back(std::move(text));
+                    return {};
+                });
+                if (!n) return n.error();
+                if (*n != 3) return r_.error_at(f, path, fmt::format("expected 3 numbers (x, y, z), found {}", *n));
+                continue;
+            }
+            std::string text;
+            if (auto r = read_bytes(f, path, text); !r) return r.error();
+            if (text.find('\n') != std::string::npos)
+                return r_.error_at(f, path, "expected one line, found a newline (a block field is one line)");
+            texts.push_back(std::move(text));
+        }
+        return texts;
+    }
+
+    Result<std::string> render_fields(const Value& fields) {
+        auto texts = field_texts(fields);
+        if (!texts) return texts.error();
+        std::string block;
+        const std::size_t strings = version_ >= 2 ? 4 : 3;
+        for (std::size_t i = 0; i < texts->size(); ++i) {
+            block += (*texts)[i];
+            const bool position_part = i >= strings + 4 && i < strings + 6; // x and y: then a space
+            block += position_part ? ' ' : '\n';
+        }
+        return block;
+    }
+
+    // Whether the JSON fields say something else than the raw block does.
+    bool fields_differ(std::string_view block, const Value& fields) {
+        auto texts = field_texts(fields);
+        if (!texts) return true;
+        Metadata meta;
+        auto ignore = [](std::size_t, std::string, std::string) {};
+        parse_metadata_block(block, 0, version_, meta, ignore, ignore);
+        if (meta.count != texts->size()) return true;
+        for (std::size_t i = 0; i < meta.count; ++i)
+            if (meta.fields[i].text != (*texts)[i]) return true;
+        return false;
+    }
+
+    Result<void> entities(const Value& v) {
+        const std::size_t count_at = w_.size();
+        w_.u32(0);
+        auto n = each(v, "entities", "entities", [&](const Value& e, const std::string& path) -> Result<void> {
+            if (e.kind != Kind::object) return r_.error_at(e, path, "expected an entity object {name, components}");
+            Value name, components;
+            if (!r_.find(e, "name", name)) return r_.error_at(e, path, "expected a member \"name\"");
+            if (!r_.find(e, "components", components)) return r_.error_at(e, path, "expected a member \"components\"");
+            if (auto r = string16(name, path + ".name"); !r) return r;
+            const std::size_t comp_count_at = w_.size();
+            w_.u16(0);
+            auto c = each(components, path + ".components", "components",
+                          [&](const Value& comp, const std::string& cpath) -> Result<void> {
+                              if (comp.kind != Kind::object)
+                                  return r_.error_at(comp, cpath, "expected a component object {type, properties}");
+                              Value type, props;
+                              if (!r_.find(comp, "type", type)) return r_.error_at(comp, cpath, "expected a member \"type\"");
+                              if (!r_.find(comp, "properties", props))
+                                  return r_.error_at(comp, cpath, "expected a member \"properties\"");
+                              if (auto r = string16(type, cpath + ".type"); !r) return r;
+                              const std::size_t prop_count_at = w_.size();
+                              w_.u16(0);
+                              auto p = each(props, cpath + ".properties", "[key, value] pairs",
+                                            [&](const Value& pv, const std::string& ppath) { return pair(pv, ppath); });
+                              if (!p) return p.error();
+                              if (*p > k_max_u16)
+                                  return r_.error_at(props, cpath + ".properties", fmt::format("expected at most {} properties, found {}", k_max_u16, *p));
+                              patch_u16(prop_count_at, *p);
+                              return {};
+                          });
+            if (!c) return c.error();
+            if (*c > k_max_u16)
+                return r_.error_at(components, path + ".components", fmt::format("expected at most {} components, found {}", k_max_u16, *c));
+            patch_u16(comp_count_at, *c);
+            return {};
+        });
+        if (!n) return n.error();
+        if (*n > k_max_entities) return r_.error_at(v, "entities", fmt::format("expected at most {} entities, found {}", k_max_entities, *n));
+        w_.patch_u32(count_at, static_cast<std::uint32_t>(*n));
+        return {};
+    }
+
+    template <class M> Result<void> custom_state(const M& pairs, const M& declared, const M& absent) {
+        const bool is_absent = absent.present && r_.is_true(absent.value);
+        if (absent.present && absent.value.kind != Kind::boolean)
+            return r_.error_at(absent.value, "customStateAbsent", "expected true or false");
+        if (is_absent) {
+            if (current_rules(version_))
+                return r_.error_at(absent.value, "customStateAbsent", fmt::format("v{} files always have a custom-state count", version_));
+            if (pairs.present && (pairs.value.kind != Kind::array || r_.raw(pairs.value).find('[', 1) != std::string_view::npos))
+                return r_.error_at(pairs.value, "customState", "expected no pairs ([]) with customStateAbsent: true");
+            return {};
+        }
+        const std::size_t count_at = w_.size();
+        w_.u32(0);
+        std::size_t n = 0;
+        if (pairs.present) {
+            auto c = each(pairs.value, "customState", "[key, value] pairs", [&](const Value& pv, const std::string& p) { return pair(pv, p); });
+            if (!c) return c.error();
+            n = *c;
+        }
+        std::uint64_t count = n;
+        if (declared.present) {
+            auto d = unsigned_number(declared.value, "customStateCount", 0, k_max_custom_state);
+            if (!d) return d.error();
+            count = *d;
+        }
+        if (count > k_max_custom_state)
+            return r_.error_at(pairs.value, "customState", fmt::format("expected at most {} pairs, found {}", k_max_custom_state, count));
+        w_.patch_u32(count_at, static_cast<std::uint32_t>(count));
+        return {};
+    }
+
+    void patch_u16(std::size_t at, std::size_t v) { w_.patch_u16(at, static_cast<std::uint16_t>(v)); }
+
+    const json::Reader& r_;
+    ByteWriter w_;
+    std::uint32_t version_ = 0;
+    std::string scratch_;
+    std::vector<std::string> notes_;
+};
+
+} // namespace
+
+Result<Packed> from_json(std::string_view text) {
+    json::Reader reader(text);
+    auto root = reader.validate();
+    if (!root) return root.error();
+    return Packer(reader).run(*root);
+}
+
+} // namespace sparksave::spark_save

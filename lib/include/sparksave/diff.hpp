@@ -1,0 +1,43 @@
+// Structural difference of two Documents of the same format (any versions), CLI.md `diff`.
+// Children of an object are matched by name (the k-th child of a name with the k-th of the
+// same name, so repeated names work); children of a list by name when they have one (entities),
+// else by position (Vector items). Order alone is not a difference unless asked for. Values
+// that both read as numbers are compared as numbers, within an epsilon.
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/node_path.hpp"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace sparksave {
+
+struct DiffOptions {
+    double epsilon = 0;            // numbers closer than this (inclusive) are equal
+    std::vector<NodePath> ignore;  // patterns: a change at or under a match is not reported
+    bool order = false;            // also report children whose relative order changed
+};
+
+struct Change {
+    enum class Op : std::uint8_t { add, remove, change, order };
+    Op op = Op::change;
+    NodePath path;                 // where, in node-path syntax (pasteable into dump --select)
+    NodeId old_node = k_no_node;   // in the first document (remove, change, order)
+    NodeId new_node = k_no_node;   // in the second document (add, change, order)
+    std::string old_text, new_text; // for changes that are not nodes: the version
+};
+
+std::string_view op_name(Change::Op op) noexcept; // "add", "remove", "change", "order"
+
+// Calls `emit` for every difference from `a` to `b`, in document order. Refuses documents of
+// different formats.
+Result<void> diff(const Document& a, const Document& b, const DiffOptions& options,
+                  const std::function<void(const Change&)>& emit);
+
+// Whether two value texts are equal: byte-equal, or both numbers within `epsilon`.
+bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept;
+
+} // namespace sparksave

@@ -1,0 +1,107 @@
+// Reading JSON (what `pack` takes) without building a DOM: validate() checks the whole text
+// once (RFC 8259 grammar, a nesting limit, nothing after the value); Values are then just
+// extents in the text, and members() / elements() walk them lazily. A dump of a large save
+// becomes no allocation per value, only the decoded strings the caller asks for.
+#pragma once
+
+#include "sparksave/error.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sparksave::json {
+
+enum class Kind : std::uint8_t { object, array, string, number, boolean, null };
+
+std::string_view kind_name(Kind kind) noexcept; // "an object", "a string", ...
+
+// A JSON value: its kind and its extent [begin, end) in the text.
+struct Value {
+    Kind kind = Kind::null;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+
+class Reader {
+  public:
+    // Deeper nesting than this is refused: no schema of ours nests more than a few levels
+    // (text archives: their own depth limit plus a few).
+    static constexpr std::size_t k_max_depth = 512;
+
+    explicit Reader(std::string_view text) : text_(text) {}
+
+    // Validates the whole text: exactly one value, whitespace around it. The error has
+    // line:column and says what was expected.
+    Result<Value> validate();
+
+    // Calls fn(key, value) for each member of an object, in text order; fn returns false to
+    // stop. `key` is the decoded key (valid during the call).
+    template <class F> void members(const Value& object, F&& fn) const;
+    // Calls fn(index, value) for each element of an array; fn returns false to stop.
+    template <class F> void elements(const Value& array, F&& fn) const;
+    // The first member named `key` into `out`; false when there is none.
+    bool find(const Value& object, std::string_view key, Value& out) const;
+
+    // Appends the decoded bytes of a string value (UTF-8; \u escapes, surrogate pairs).
+    void decode(const Value& string, std::string& out) const;
+    std::string decoded(const Value& string) const {
+        std::string s;
+        decode(string, s);
+        return s;
+    }
+    std::string_view raw(const Value& v) const noexcept { return text_.substr(v.begin, v.end - v.begin); }
+    bool is_true(const Value& v) const noexcept { return v.kind == Kind::boolean && text_[v.begin] == 't'; }
+
+    // 1-based line and column of a text offset, for messages.
+    void line_column(std::size_t offset, std::uint32_t& line, std::uint32_t& column) const noexcept;
+    // An error at `v`: code bad_json, its line:column, `path` (the JSON path) and the message.
+    Error error_at(const Value& v, std::string path, std::string message) const;
+
+    std::string_view text() const noexcept { return text_; }
+
+  private:
+    std::size_t skip_space(std::size_t at) const noexcept;
+    // The end of the (already validated) value starting at `at`, and its kind.
+    std::size_t value_end(std::size_t at, Kind& kind) const noexcept;
+    std::size_t string_end(std::size_t at) const noexcept; // at: the opening quote
+
+    std::string_view text_;
+};
+
+template <class F> void Reader::members(const Value& object, F&& fn) const {
+    std::size_t at = skip_space(object.begin + 1);
+    if (text_[at] == '}') return;
+    std::string key;
+    for (;;) {
+        const std::size_t key_end = string_end(at);
+        key.clear();
+        decode(Value{Kind::string, at, key_end}, key);
+        at = skip_space(key_end);
+        at = skip_space(at + 1); // ':'
+        Value v;
+        v.begin = at;
+        v.end = value_end(at, v.kind);
+        if (!fn(std::string_view(key), v)) return;
+        at = skip_space(v.end);
+        if (text_[at] == '}') return;
+        at = skip_space(at + 1); // ','
+    }
+}
+
+template <class F> void Reader::elements(const Value& array, F&& fn) const {
+    std::size_t at = skip_space(array.begin + 1);
+    if (text_[at] == ']') return;
+    for (std::size_t index = 0;; ++index) {
+        Value v;
+        v.begin = at;
+        v.end = value_end(at, v.kind);
+        if (!fn(index, v)) return;
+        at = skip_space(v.end);
+        if (text_[at] == ']') return;
+        at = skip_space(at + 1); // ','
+    }
+}
+
+} // namespace sparksave::json

@@ -1,0 +1,35 @@
+// PgEngine / ColumbaEngine text archive `.sz` (FORMATS.md section 2): read, check, write,
+// describe. The tree these functions build and take is documented in
+// formats/text_archive/spec.hpp.
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/format.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sparksave::text_archive {
+
+// True when the first line is `1.0.0`, or when it looks like a version number and a later line
+// holds the attribute marker `__PGSA` (so a file with a wrong version line is still recognised
+// and reported, not skipped).
+bool detect(std::string_view head) noexcept;
+
+// Reads and checks everything (the checks are listed in spec.hpp). A file that breaks the
+// grammar is read as far as possible, so `dump` can show it.
+Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});
+
+// The same checks as read(), building no tree: counts and findings for info/verify.
+Summary summarize(std::string_view bytes);
+
+// Writes the tree back: reading a file the engine's writer produced and writing it gives
+// identical bytes. Fails (with the node path) when the tree holds what the grammar cannot.
+Result<std::string> write(const Document& doc);
+
+// Appends the lossless JSON form (`dump --json`); schema in man/sparksave-dump.1 and json.cpp.
+void to_json(const Document& doc, std::string& out);
+
+} // namespace sparksave::text_archive

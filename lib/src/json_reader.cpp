@@ -1,0 +1,309 @@
+// JSON validation (iterative, bounded depth) and lazy navigation.
+#include "sparksave/json_reader.hpp"
+
+#include "sparksave/escape.hpp"
+
+#include <fmt/format.h>
+
+#include <vector>
+
+namespace sparksave::json {
+
+namespace {
+
+bool is_ws(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+int hex(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+void put_utf8(std::string& out, char32_t cp) {
+    if (cp < 0x80) {
+        out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        out += static_cast<char>(0xC0 | (cp >> 6));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out += static_cast<char>(0xE0 | (cp >> 12));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+}
+
+std::uint32_t hex4(std::string_view t, std::size_t at) noexcept {
+    std::uint32_t v = 0;
+    for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(hex(t[at + k]));
+    return v;
+}
+
+} // namespace
+
+std::string_view kind_name(Kind kind) noexcept {
+    switch (kind) {
+    case Kind::object: return "an object";
+    case Kind::array: return "an array";
+    case Kind::string: return "a string";
+    case Kind::number: return "a number";
+    case Kind::boolean: return "a boolean";
+    case Kind::null: return "null";
+    }
+    return "a value";
+}
+
+void Reader::line_column(std::size_t offset, std::uint32_t& line, std::uint32_t& column) const noexcept {
+    line = 1;
+    std::size_t line_start = 0;
+    for (std::size_t i = 0; i < offset && i < text_.size(); ++i)
+        if (text_[i] == '\n') ++line, line_start = i + 1;
+    column = static_cast<std::uint32_t>(offset - line_start + 1);
+}
+
+Error Reader::error_at(const Value& v, std::string path, std::string message) const {
+    Error e = make_error(ErrorCode::bad_json, std::move(message), k_no_offset, std::move(path));
+    line_column(v.begin, e.line, e.column);
+    return e;
+}
+
+std::size_t Reader::skip_space(std::size_t at) const noexcept {
+    while (at < text_.size() && is_ws(text_[at])) ++at;
+    return at;
+}
+
+std::size_t Reader::string_end(std::size_t at) const noexcept {
+    ++at;
+    while (text_[at] != '"') at += text_[at] == '\\' ? 2 : 1;
+    return at + 1;
+}
+
+std::size_t Reader::value_end(std::size_t at, Kind& kind) const noexcept {
+    switch (text_[at]) {
+    case '"': kind = Kind::string; return string_end(at);
+    case 't': kind = Kind::boolean; return at + 4;
+    case 'f': kind = Kind::boolean; return at + 5;
+    case 'n': kind = Kind::null; return at + 4;
+    case '{':
+    case '[': {
+        kind = text_[at] == '{' ? Kind::object : Kind::array;
+        std::size_t depth = 0;
+        for (;;) {
+            char c = text_[at];
+            if (c == '"') {
+                at = string_end(at);
+                continue;
+            }
+            if (c == '{' || c == '[') ++depth;
+            if (c == '}' || c == ']') {
+                if (--depth == 0) return at + 1;
+            }
+            ++at;
+        }
+    }
+    default: {
+        kind = Kind::number;
+        while (at < text_.size() && (text_[at] == '-' || text_[at] == '+' || text_[at] == '.' || text_[at] == 'e' ||
+                                     text_[at] == 'E' || (text_[at] >= '0' && text_[at] <= '9')))
+            ++at;
+        return at;
+    }
+    }
+}
+
+bool Reader::find(const Value& object, std::string_view key, Value& out) const {
+    bool found = false;
+    members(object, [&](std::string_view k, const Value& v) {
+        if (k != key) return true;
+        out = v;
+        found = true;
+        return false;
+    });
+    return found;
+}
+
+void Reader::decode(const Value& v, std::string& out) const {
+    std::size_t i = v.begin + 1;
+    const std::size_t end = v.end - 1;
+    while (i < end) {
+        std::size_t run = i;
+        while (run < end && text_[run] != '\\') ++run;
+        out.append(text_.data() + i, run - i);
+        i = run;
+        if (i >= end) break;
+        char c = text_[i + 1];
+        i += 2;
+        switch (c) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'u': {
+            char32_t cp = hex4(text_, i);
+            i += 4;
+            if (cp >= 0xD800 && cp <= 0xDBFF) { // validated: a low surrogate follows
+                char32_t low = hex4(text_, i + 2);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                i += 6;
+            }
+            put_utf8(out, cp);
+            break;
+        }
+        default: out += c; // " \ /
+        }
+    }
+}
+
+Result<Value> Reader::validate() {
+    enum class Container : std::uint8_t { object, array };
+    std::vector<Container> stack;
+    std::size_t at = skip_space(0);
+    Value root;
+    auto fail = [&](std::size_t where, std::string message) -> Error {
+        Error e = make_error(ErrorCode::bad_json, std::move(message));
+        line_column(where, e.line, e.column);
+        return e;
+    };
+    auto found = [&](std::size_t where) -> std::string {
+        if (where >= text_.size()) return "the end of the text";
+        return display(text_.substr(where, 1), true);
+    };
+    // Scans a string starting at `at` (the quote); returns its end or an error.
+    auto scan_string = [&](std::size_t& pos) -> Result<void> {
+        std::size_t i = pos + 1;
+        for (;;) {
+            if (i >= text_.size()) return fail(pos, "unterminated string");
+            auto c = static_cast<unsigned char>(text_[i]);
+            if (c == '"') break;
+            if (c < 0x20) return fail(i, "a control character inside a string must be escaped (\\n, \\u0001, ...)");
+            if (c == '\\') {
+                if (i + 1 >= text_.size()) return fail(i, "unterminated escape");
+                char e = text_[i + 1];
+                if (e == 'u') {
+                    if (i + 6 > text_.size()) return fail(i, "expected 4 hex digits after \\u");
+                    for (std::size_t k = 2; k < 6; ++k)
+                        if (hex(text_[i + k]) < 0) return fail(i, "expected 4 hex digits after \\u");
+                    std::uint32_t cp = hex4(text_, i + 2);
+                    if (cp >= 0xDC00 && cp <= 0xDFFF) return fail(i, "a low surrogate \\u escape without a high one");
+                    if (cp >= 0xD800 && cp <= 0xDBFF) {
+                        if (i + 12 > text_.size() || text_[i + 6] != '\\' || text_[i + 7] != 'u')
+                            return fail(i, "a high surrogate \\u escape must be followed by a low one");
+                        for (std::size_t k = 8; k < 12; ++k)
+                            if (hex(text_[i + k]) < 0) return fail(i + 6, "expected 4 hex digits after \\u");
+                        std::uint32_t low = hex4(text_, i + 8);
+                        if (low < 0xDC00 || low > 0xDFFF)
+                            return fail(i + 6, "a high surrogate \\u escape must be followed by a low one");
+                        i += 12;
+                    } else {
+                        i += 6;
+                    }
+                    continue;
+                }
+                if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+                    return fail(i, "unknown escape " + display(text_.substr(i, 2), true));
+                i += 2;
+                continue;
+            }
+            ++i;
+        }
+        std::string_view body = text_.substr(pos + 1, i - pos - 1);
+        if (!is_valid_utf8(body)) return fail(pos, "a string that is not valid UTF-8 (JSON text is UTF-8)");
+        pos = i + 1;
+        return {};
+    };
+    auto scan_number = [&](std::size_t& pos) -> Result<void> {
+        std::size_t i = pos;
+        auto digit = [&](std::size_t k) { return k < text_.size() && text_[k] >= '0' && text_[k] <= '9'; };
+        if (i < text_.size() && text_[i] == '-') ++i;
+        if (!digit(i)) return fail(pos, "expected a number");
+        if (text_[i] == '0') {
+            ++i;
+        } else {
+            while (digit(i)) ++i;
+        }
+        if (i < text_.size() && text_[i] == '.') {
+            ++i;
+            if (!digit(i)) return fail(i, "expected a digit after the decimal point");
+            while (digit(i)) ++i;
+        }
+        if (i < text_.size() && (text_[i] == 'e' || text_[i] == 'E')) {
+            ++i;
+            if (i < text_.size() && (text_[i] == '+' || text_[i] == '-')) ++i;
+            if (!digit(i)) return fail(i, "expected a digit in the exponent");
+            while (digit(i)) ++i;
+        }
+        pos = i;
+        return {};
+    };
+
+    root.begin = at;
+    bool expect_key = false;
+    for (;;) {
+        at = skip_space(at);
+        // A value (or, inside an object, a key and its value).
+        if (expect_key) {
+            if (at >= text_.size() || text_[at] != '"') return fail(at, "expected a member name (a string), found " + found(at));
+            if (auto r = scan_string(at); !r) return r.error();
+            at = skip_space(at);
+            if (at >= text_.size() || text_[at] != ':') return fail(at, "expected ':' after the member name, found " + found(at));
+            at = skip_space(at + 1);
+            expect_key = false;
+        }
+        if (at >= text_.size()) return fail(at, "expected a value, found the end of the text");
+        char c = text_[at];
+        if (c == '{' || c == '[') {
+            if (stack.size() >= k_max_depth) return fail(at, fmt::format("nesting deeper than {} levels", k_max_depth));
+            stack.push_back(c == '{' ? Container::object : Container::array);
+            at = skip_space(at + 1);
+            char close = c == '{' ? '}' : ']';
+            if (at < text_.size() && text_[at] == close) {
+                stack.pop_back();
+                ++at;
+            } else {
+                expect_key = c == '{';
+                continue;
+            }
+        } else if (c == '"') {
+            if (auto r = scan_string(at); !r) return r.error();
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            if (auto r = scan_number(at); !r) return r.error();
+        } else if (text_.substr(at, 4) == "true" || text_.substr(at, 4) == "null") {
+            at += 4;
+        } else if (text_.substr(at, 5) == "false") {
+            at += 5;
+        } else {
+            return fail(at, "expected a value (object, array, string, number, true, false or null), found " + found(at));
+        }
+        // After a value: close containers or move to the next element.
+        for (;;) {
+            const std::size_t stop = at;
+            at = skip_space(at);
+            if (stack.empty()) {
+                if (at != text_.size()) return fail(at, "expected the end of the text after the value, found " + found(at));
+                root.end = stop;
+                value_end(root.begin, root.kind);
+                return root;
+            }
+            const bool object = stack.back() == Container::object;
+            if (at < text_.size() && text_[at] == ',') {
+                ++at;
+                expect_key = object;
+                break;
+            }
+            if (at < text_.size() && text_[at] == (object ? '}' : ']')) {
+                stack.pop_back();
+                ++at;
+                continue;
+            }
+            return fail(at, fmt::format("expected ',' or '{}', found {}", object ? '}' : ']', found(at)));
+        }
+    }
+}
+
+} // namespace sparksave::json

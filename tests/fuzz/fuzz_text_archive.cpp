@@ -1,0 +1,30 @@
+// libFuzzer target for the text archive reader: read, summarize (the same findings), print
+// (text and JSON), and when the input is valid, check that writing it back gives the same bytes.
+#include "sparksave/print.hpp"
+#include "sparksave/text_archive.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    using namespace sparksave;
+    std::string bytes(reinterpret_cast<const char*>(data), size);
+    auto summary = text_archive::summarize(bytes);
+    Parsed p = text_archive::read(std::make_shared<const Source>(bytes));
+    if (p.findings.items().size() != summary.findings.items().size()) std::abort();
+    for (std::size_t i = 0; i < p.findings.items().size(); ++i) {
+        const Error& a = p.findings.items()[i];
+        const Error& b = summary.findings.items()[i];
+        if (a.code != b.code || a.line != b.line || a.column != b.column || a.path != b.path)
+            std::abort();
+    }
+    std::string text;
+    print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+    text_archive::to_json(p.doc, text);
+    if (!p.findings.has_errors()) {
+        auto written = text_archive::write(p.doc);
+        if (!written || *written != bytes) std::abort();
+    }
+    return 0;
+}

@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""Writes the generated part of testdata/text_archive/: valid archives (every type, deep
+nesting, empty classes, empty strings, containers, values with `{`, `}`, `,`, `: ` and
+leading/trailing spaces, and one file per warning) and the invalid corpus (one file per check),
+each invalid file <name>.sz with a <name>.sz.expect file listing the findings the reader must
+report, in order:
+
+    <severity> <code> <line:column> <node path, or ->
+
+The archives come from a model of the engine's own writer (PgEngine's Archive class, as
+FORMATS.md section 2 describes it: a pending `,` + LF + indentation before the next write, each
+newline of a value written that way), written from FORMATS.md alone, independently of the C++
+reader and writer, so a bug there cannot hide behind fixtures it produced itself. Expected
+positions are found by searching the generated text. Deterministic: rerunning it rewrites the
+same bytes. Run from the repository root: python3 tests/gen/text_archive_corpus.py
+"""
+import os
+import struct
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "text_archive")
+
+
+class Attr:
+    def __init__(self, type_, value):
+        self.type = type_
+        self.value = value
+
+
+class Cls:
+    def __init__(self, name, children):
+        self.name = name
+        self.children = children  # [(child name or None, Attr | Cls)]
+
+
+class Archive:
+    """PgEngine's Archive: a newline (and a comma, when requested) is written lazily, just
+    before the next text, followed by one TAB per indentation level."""
+
+    def __init__(self):
+        self.out = []
+        self.indent = 0
+        self.newline = False
+        self.comma = False
+
+    def put(self, text):
+        if self.newline:
+            if self.comma:
+                self.out.append(",")
+            self.out.append("\n" + "\t" * self.indent)
+            self.newline = False
+        self.out.append(text)
+
+    def endl(self):
+        self.comma = True
+        self.newline = True
+
+    def start(self, class_name):
+        self.put(class_name)
+        self.put(" {")
+        self.endl()
+        self.indent += 1
+        self.comma = False
+
+    def end(self):
+        self.comma = False
+        self.indent -= 1
+        self.put("}")
+        self.endl()
+
+    def attribute(self, value, type_):
+        self.put("__PGSA")
+        self.put(" ")
+        self.put(type_)
+        self.put(" {")
+        # std::getline over the value: no line for "", none after a final newline.
+        lines = value.split("\n")
+        if value.endswith("\n") or value == "":
+            lines = lines[:-1]
+        for i, line in enumerate(lines):
+            if i:
+                self.endl()
+            self.put(line)
+        self.put("}")
+        self.endl()
+
+    def name(self, name):
+        self.put(name)
+        self.put(": ")
+
+    def text(self):
+        return "".join(self.out)
+
+
+def serialize(archive, node):
+    if isinstance(node, Attr):
+        archive.attribute(node.value, node.type)
+        return
+    archive.start(node.name)
+    for name, child in node.children:
+        if name is not None:
+            archive.name(name)
+        serialize(archive, child)
+    archive.end()
+
+
+def archive(entries, version="1.0.0"):
+    """The Serializer's file: the version line, then `NAME: ` + each entry + LF."""
+    out = version + "\n"
+    for name, node in entries:
+        a = Archive()
+        serialize(a, node)
+        out += name + ": " + a.text() + "\n"
+    return out
+
+
+def f32(x):
+    """std::to_string(float): the float's value with 6 fixed decimals."""
+    return "%f" % struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+def f64(x):
+    return "%f" % x
+
+
+def vec(*items):
+    return Cls("Vector", [(None, item) for item in items])
+
+
+def umap(pairs, count=None):
+    children = [("nbElements", Attr("size_t", str(len(pairs) if count is None else count)))]
+    for i, (k, v) in enumerate(pairs):
+        children += [(f"key{i}", k), (f"value{i}", v)]
+    return Cls("UnorderedMap", children)
+
+
+def element(type_, data_type, data):
+    return Cls("ElementType", [("type", Attr("string", type_)), ("data", Attr(data_type, data))])
+
+
+def save_data(items, count=None):
+    children = [("nbValue", Attr("size_t", str(len(items) if count is None else count)))]
+    for i, (ident, value) in enumerate(items):
+        children += [(f"id{i}", Attr("string", ident)), (f"value{i}", value)]
+    return Cls("SaveData", children)
+
+
+def pos(text, needle, nth=0, delta=0):
+    """1-based line:column of the nth occurrence of needle (plus delta bytes)."""
+    data = text.encode("utf-8", "surrogateescape")
+    needle = needle.encode("utf-8", "surrogateescape")
+    at = -1
+    for _ in range(nth + 1):
+        at = data.index(needle, at + 1)
+    at += delta
+    line = data.count(b"\n", 0, at) + 1
+    column = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    return f"{line}:{column}"
+
+
+written = []
+
+
+def write(sub, name, text, expect=None):
+    d = os.path.join(ROOT, sub)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, name + ".sz")
+    with open(path, "wb") as f:
+        f.write(text.encode("utf-8", "surrogateescape"))
+    written.append(path)
+    if expect is not None:
+        with open(path + ".expect", "w") as f:
+            for sev, code, where, node in expect:
+                f.write(f"{sev} {code} {where} {node or '-'}\n")
+
+
+def valid():
+    # Every type at its limits, as std::to_string writes them.
+    write("valid", "every-type", archive([
+        ("flags", Cls("Flags", [("on", Attr("bool", "true")), ("off", Attr("bool", "false"))])),
+        ("ints", Cls("Ints", [
+            ("min", Attr("int", "-2147483648")), ("max", Attr("int", "2147483647")),
+            ("zero", Attr("int", "0")),
+            ("umax", Attr("unsigned int", "4294967295")),
+            ("smax", Attr("size_t", "18446744073709551615")),
+        ])),
+        ("floats", Cls("Floats", [
+            ("half", Attr("float", f32(42.5))), ("neg", Attr("float", f32(-2.0))),
+            ("tiny", Attr("float", f32(1e-7))), ("big", Attr("float", f32(3.4e38))),
+            ("d", Attr("double", f64(0.1))), ("dbig", Attr("double", f64(1e300))),
+        ])),
+        ("text", Attr("string", "hello world")),
+        ("empty", Attr("string", "")),
+        ("utf8", Attr("string", "h\u00e9ros \u2014 \u00e9p\u00e9e")),
+        ("binary", Attr("string", "raw \udcff\udcfe bytes")),
+        ("ansi", Attr("string", "\x1b[31mred\x1b[0m\ttab \"quoted\" back\\slash")),
+        ("name with spaces", Attr("int", "1")),
+    ]))
+    # Values the grammar keeps verbatim: the value runs to the LAST `}` of the line.
+    write("valid", "odd-values", archive([
+        ("braces", Cls("Odd", [
+            ("open", Attr("string", "{")), ("close", Attr("string", "}")),
+            ("pair", Attr("string", "{}")), ("many", Attr("string", "}}{{")),
+            ("comma", Attr("string", ",")), ("ends", Attr("string", "x},")),
+            ("colon", Attr("string", ": ")), ("mixed", Attr("string", "a {b}, c: d}")),
+            ("spaces", Attr("string", "  lead and trail  ")), ("blank", Attr("string", " ")),
+            ("empty", Attr("string", "")),
+            ("name {with} braces", Attr("string", "v")),
+            ("", Attr("int", "0")),
+        ])),
+        ("top {", Attr("string", "}")),
+        ("colonless", Attr("string", "a: b: c")),
+    ]))
+    # Containers as the engine writes them (FORMATS.md 2).
+    inner = Cls("Inner", [("hp", Attr("int", "7")), ("name", Attr("string", "bob"))])
+    write("valid", "containers", archive([
+        ("ints", vec(Attr("int", "1"), Attr("int", "2"), Attr("int", "3"))),
+        ("classes", vec(inner, Cls("Inner", [("hp", Attr("int", "-1")),
+                                              ("name", Attr("string", ""))]))),
+        ("none", vec()),
+        ("map", umap([(Attr("string", "a"), Attr("int", "1")),
+                      (Attr("string", "b"), inner),
+                      (Attr("int", "3"), vec(Attr("float", f32(0.5))))])),
+        ("nomap", umap([])),
+        ("v2", Cls("Vector 2D", [("x", Attr("float", f32(1.5))), ("y", Attr("float", f32(-2)))])),
+        ("v3", Cls("Vector 3D", [("x", Attr("float", f32(1))), ("y", Attr("float", f32(2))),
+                                 ("z", Attr("float", f32(3)))])),
+        ("v4", Cls("Vector 4D", [("x", Attr("float", f32(0))), ("y", Attr("float", f32(0))),
+                                 ("z", Attr("float", f32(0))), ("w", Attr("float", f32(1)))])),
+        ("savedata", save_data([
+            ("f", element("float", "float", f32(2.5))),
+            ("d", element("double", "double", f64(0.25))),
+            ("i", element("int", "int", "-4")),
+            ("s", element("size_t", "size_t", "9")),
+            ("t", element("string", "string", "text")),
+            ("b", element("bool", "bool", "true")),
+        ])),
+    ]))
+    # Deep nesting: 40 classes, siblings after each nested class (`},`).
+    node = Cls("Leaf", [("value", Attr("int", "40"))])
+    for depth in range(39, 0, -1):
+        node = Cls(f"Level{depth}", [("before", Attr("int", str(depth))), ("next", node),
+                                     ("after", Attr("string", f"after {depth}"))])
+    write("valid", "deep-nesting", archive([("deep", node), ("tail", Attr("bool", "false"))]))
+    # Empty classes at every level, and a class holding only empty classes.
+    write("valid", "empty-classes", archive([
+        ("e", Cls("Empty", [])),
+        ("holder", Cls("Holder", [("a", Cls("Empty", [])), ("b", Cls("Empty", [])),
+                                  ("v", vec()), ("m", umap([]))])),
+        ("nested", Cls("Outer", [("inner", Cls("Middle", [("deepest", Cls("Empty", []))]))])),
+        ("named", Cls("Unnamed children", [(None, Cls("Empty", [])), (None, Attr("int", "1"))])),
+    ]))
+    # An archive with no entries at all.
+    write("valid", "no-entries", archive([]))
+    # Warnings: the engine loads these files but loses or bends something (FORMATS.md 2).
+    write("valid", "warn-name-cut", archive([
+        ("key with: colon", Attr("int", "3")),
+        ("obj", Cls("S", [("inner: name", Attr("string", "x"))])),
+    ]))
+    write("valid", "warn-marker-in-value", archive([
+        ("obj", Cls("S", [("c", Attr("string", "x__PGSA y"))])),
+        ("top", Attr("string", "__PGSA int {1}")),
+    ]))
+    m = umap([(Attr("string", "a"), Attr("int", "1"))])
+    m.children[0] = ("nbElements", Attr("int", "1"))
+    write("valid", "warn-type-alias", archive([
+        ("map", m),
+        ("data", save_data([("n", element("int", "size_t", "5"))])),
+    ]))
+    write("valid", "warn-unknown-type", archive([
+        ("model", Cls("Model Info", [(None, Attr("Verticies", "[ 0.000000 1.000000 ]")),
+                                     (None, Attr("Indicies", "[ 0 1 2 ]"))])),
+    ]))
+    write("valid", "warn-duplicate-names", archive([
+        ("hp", Attr("int", "1")),
+        ("other", Attr("int", "2")),
+        ("hp", Attr("int", "3")),
+        ("hp: cut", Attr("int", "4")),
+    ]))
+
+
+def invalid():
+    E, W = "error", "warning"
+    base = archive([("title", Attr("string", "hello")), ("count", Attr("int", "5"))])
+
+    # The version line (FORMATS.md 2: anything but 1.0.0 is read as an empty archive).
+    text = base.replace("1.0.0", "1.0.1", 1)
+    write("invalid", "version-1.0.1", text, [(E, "unsupported_version", "1:1", None)])
+    text = base.replace("1.0.0\n", "1.0.0\r\n", 1)
+    write("invalid", "version-crlf", text, [(E, "unsupported_version", "1:1", None)])
+    text = base[len("1.0.0\n"):]
+    write("invalid", "version-missing", text, [(E, "unsupported_version", "1:1", None)])
+
+    # Multi-line values, as the engine's writer corrupts them.
+    text = archive([("player", Cls("P", [("note", Attr("string", "line1\nline2 {x}, y: z\nend")),
+                                         ("hp", Attr("int", "1"))]))])
+    write("invalid", "multiline-value", text,
+          [(E, "multiline_value", pos(text, "line1"), "player.note")])
+    text = archive([("note", Attr("string", "first\nsecond")), ("after", Attr("int", "1"))])
+    write("invalid", "multiline-value-top-level", text,
+          [(E, "multiline_value", pos(text, "first"), "note")])
+    # The first line ends in `},` like a complete attribute; the next line gives it away.
+    text = archive([("obj", Cls("S", [("v", Attr("string", "a}\nb")), ("w", Attr("int", "2"))]))])
+    write("invalid", "multiline-value-brace-first", text,
+          [(E, "multiline_value", pos(text, "a}"), "obj.v")])
+    # Lines made of empty value lines: `,` alone.
+    text = archive([("obj", Cls("S", [("v", Attr("string", "a\n\n\nb"))]))])
+    write("invalid", "multiline-value-empty-lines", text,
+          [(E, "multiline_value", pos(text, "{a", delta=1), "obj.v")])
+
+    good = archive([("obj", Cls("S", [("a", Attr("int", "1")), ("b", Attr("int", "2")),
+                                      ("c", Cls("Inner", [("x", Attr("int", "3"))]))]))])
+    # Commas (FORMATS.md 2: after every child but the last).
+    text = good.replace("{1},", "{1}", 1)
+    write("invalid", "missing-comma", text, [(E, "bad_syntax", pos(text, "{1}", delta=3), "obj.a")])
+    text = good.replace("\t\tx: __PGSA int {3}", "\t\tx: __PGSA int {3},", 1)
+    write("invalid", "trailing-comma", text,
+          [(E, "bad_syntax", pos(text, "{3},", delta=3), "obj.c.x")])
+    text = good.replace("{2},\n", "{2},\n\td: Empty {\n\t}\n", 1)
+    write("invalid", "missing-comma-after-class", text,
+          [(E, "bad_syntax", pos(text, "\t}\n", delta=2), "obj.d")])
+    text = good.replace("\n}\n", "\n},\n", 1)
+    write("invalid", "top-level-comma", text,
+          [(E, "bad_syntax", pos(text, "\n},", delta=2), "obj")])
+    # Braces.
+    text = good.replace("\t\tx: __PGSA int {3}\n\t}\n", "\t\tx: __PGSA int {3}\n", 1)
+    write("invalid", "missing-closing-brace", text,
+          [(E, "bad_syntax", pos(text, "\n}\n", delta=1), "obj.c")])
+    text = good[:good.rindex("}\n")]
+    write("invalid", "unclosed-class", text,
+          [(E, "truncated", f"{text.count(chr(10)) + 1}:1", "obj")])
+    text = good + "}\n"
+    write("invalid", "extra-closing-brace", text,
+          [(E, "bad_syntax", f"{good.count(chr(10)) + 1}:1", None)])
+    text = base[:-1]
+    write("invalid", "no-final-newline", text,
+          [(E, "truncated", pos(text, "{5}", delta=3), None)])
+    # Indentation (one TAB per level).
+    text = good.replace("\tb: __PGSA", "\t\tb: __PGSA", 1)
+    write("invalid", "bad-indent-child", text, [(E, "bad_indent", pos(text, "\t\tb:"), "obj.b")])
+    text = good.replace("\t\tx: __PGSA int {3}\n\t}", "\t\tx: __PGSA int {3}\n\t\t}", 1)
+    write("invalid", "bad-indent-brace", text,
+          [(E, "bad_indent", pos(text, "\t\t}"), "obj.c")])
+    text = good.replace("\tb: __PGSA", "    b: __PGSA", 1)
+    write("invalid", "spaces-for-tabs", text,
+          [(E, "bad_indent", pos(text, "    b:"), 'obj["    b"]')])
+    # Lines of no known shape.
+    text = good.replace("\ta: __PGSA int {1},\n", "\ta: __PGSA int {1},\n\tjust some text\n", 1)
+    write("invalid", "unknown-line", text, [(E, "bad_syntax", pos(text, "just"), "obj")])
+    text = base.replace("count: ", "", 1)
+    write("invalid", "unnamed-top-level", text,
+          [(E, "bad_syntax", pos(text, "__PGSA int"), None)])
+    text = good.replace("obj: S {", "obj: extra: S {", 1)
+    write("invalid", "class-two-separators", text,
+          [(E, "bad_syntax", pos(text, "extra"), "obj")])
+    text = good.replace("\ta: __PGSA int {1},", "\ta: __PGSA int{1},", 1)
+    write("invalid", "attribute-no-space-before-brace", text,
+          [(E, "bad_syntax", pos(text, "int{1}"), "obj.a")])
+    # UnorderedMap / SaveData counts (FORMATS.md 2).
+    pairs = [(Attr("string", "a"), Attr("int", "1")), (Attr("string", "b"), Attr("int", "2"))]
+    text = archive([("m", umap(pairs, count=3))])
+    write("invalid", "nbelements-too-many", text,
+          [(E, "count_mismatch", pos(text, "{3}", delta=1), "m.nbElements")])
+    text = archive([("m", umap(pairs, count=1))])
+    write("invalid", "nbelements-too-few", text,
+          [(E, "count_mismatch", pos(text, "{1}", delta=1), "m.nbElements")])
+    m = umap(pairs)
+    m.children = m.children[1:]
+    text = archive([("m", m)])
+    write("invalid", "nbelements-missing", text, [(E, "count_mismatch", "2:1", "m")])
+    m = umap(pairs)
+    m.children[3] = ("key2", m.children[3][1])
+    m.children[4] = ("value2", m.children[4][1])
+    text = archive([("m", m)])
+    write("invalid", "map-pairs-out-of-order", text,
+          [(E, "count_mismatch", pos(text, "key2"), "m.key2"),
+           (E, "count_mismatch", pos(text, "{2}", delta=1), "m.nbElements")])
+    text = archive([("savedata", save_data([("a", element("int", "int", "1"))], count=2))])
+    write("invalid", "nbvalue-mismatch", text,
+          [(E, "count_mismatch", pos(text, "{2}", delta=1), "savedata.nbValue")])
+    # Values that do not fit their type (FORMATS.md 2 reader type checks).
+    for name, type_, value in [
+        ("bool-not-true-false", "bool", "yes"),
+        ("int-not-a-number", "int", "12abc"),
+        ("int-out-of-range", "int", "2147483648"),
+        ("unsigned-negative", "unsigned int", "-1"),
+        ("size-t-fraction", "size_t", "1.5"),
+        ("float-infinite", "float", "inf"),
+        ("float-nan", "float", "nan"),
+        ("float-out-of-range", "float", "1e39"),
+        ("double-not-a-number", "double", "abc"),
+        ("int-with-space", "int", " 5"),
+    ]:
+        text = archive([("obj", Cls("S", [("before", Attr("int", "0")), ("v", Attr(type_, value))]))])
+        write("invalid", "value-" + name, text,
+              [(E, "bad_value", pos(text, "{" + value + "}", delta=1), "obj.v")])
+    # Container fields the engine reads with a fixed type.
+    v = Cls("Vector 2D", [("x", Attr("double", f64(1.5))), ("y", Attr("float", f32(2)))])
+    text = archive([("v", v)])
+    write("invalid", "vector2d-double", text, [(E, "bad_value", pos(text, "double"), "v.x")])
+    v = Cls("Vector 3D", [("x", Attr("float", f32(1))), ("y", Attr("float", f32(2)))])
+    text = archive([("v", v)])
+    write("invalid", "vector3d-missing-z", text, [(E, "bad_value", "2:1", "v.z")])
+    text = archive([("savedata", save_data([("a", element("float", "int", "1"))]))])
+    write("invalid", "element-type-mismatch", text,
+          [(E, "bad_value", pos(text, "int {1}"), "savedata.value0.data")])
+    text = archive([("savedata", save_data([("a", element("long", "int", "1"))]))])
+    write("invalid", "element-type-unknown", text,
+          [(E, "bad_value", pos(text, "long"), "savedata.value0.type")])
+
+
+if __name__ == "__main__":
+    valid()
+    invalid()
+    print(f"wrote {len(written)} files under {os.path.normpath(ROOT)}")

@@ -1,0 +1,259 @@
+// JSON reading, `pack` (the inverse of `dump --json`) and `diff`.
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+#include "sparksave/diff.hpp"
+#include "sparksave/format.hpp"
+#include "sparksave/json_reader.hpp"
+#include "sparksave/migrate.hpp"
+#include "sparksave/spark_save.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+
+using namespace sparksave;
+
+namespace {
+
+Parsed parse(const std::string& bytes) { return spark_save::read(std::make_shared<const Source>(bytes)); }
+
+std::string dump_json(const std::string& bytes) {
+    std::string json;
+    spark_save::to_json(parse(bytes).doc, json);
+    return json;
+}
+
+// The differences as "op path [old->new]" joined by " | ".
+std::string diff_lines(const std::string& a, const std::string& b, DiffOptions o = {}) {
+    auto pa = parse(a), pb = parse(b);
+    REQUIRE_FALSE(pa.findings.has_errors());
+    REQUIRE_FALSE(pb.findings.has_errors());
+    std::vector<std::string> out;
+    auto r = diff(pa.doc, pb.doc, o, [&](const Change& c) {
+        std::string line = std::string(op_name(c.op)) + " " + c.path.str();
+        if (c.op == Change::Op::change && c.old_node != k_no_node)
+            line += fmt::format(" {}->{}", pa.doc.value(c.old_node), pb.doc.value(c.new_node));
+        out.push_back(line);
+    });
+    REQUIRE(r);
+    std::string joined;
+    for (const auto& line : out) joined += (joined.empty() ? "" : " | ") + line;
+    return joined;
+}
+
+// A v3 save with the given entities, each as (name, [(type, [(key, value)])]).
+using Props = std::vector<std::pair<std::string, std::string>>;
+using Comps = std::vector<std::pair<std::string, Props>>;
+std::string save_v3(const std::vector<std::pair<std::string, Comps>>& entities,
+                    const Props& custom = {}, const std::string& play_time = "42.5") {
+    std::string b = "SPRK";
+    auto u16 = [&](std::size_t v) { b += static_cast<char>(v & 0xFF), b += static_cast<char>(v >> 8); };
+    auto u32 = [&](std::uint64_t v) {
+        for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    auto str = [&](const std::string& s) {
+        u16(s.size());
+        b += s;
+    };
+    u32(3);
+    std::string meta = "N\nS\nC\n\n1700000000\n" + play_time + "\n75\n25\n1 2 3\n4\n1\n";
+    u32(meta.size());
+    b += meta;
+    u32(entities.size());
+    for (const auto& [name, comps] : entities) {
+        str(name);
+        u16(comps.size());
+        for (const auto& [type, props] : comps) {
+            str(type);
+            u16(props.size());
+            for (const auto& [k, v] : props) {
+                str(k);
+                str(v);
+            }
+        }
+    }
+    u32(custom.size());
+    for (const auto& [k, v] : custom) {
+        str(k);
+        str(v);
+    }
+    return b;
+}
+
+} // namespace
+
+TEST_CASE("json reader: validation with line:column") {
+    struct Bad {
+        const char* text;
+        std::uint32_t line, column;
+    };
+    for (Bad bad : std::initializer_list<Bad>{{"", 1, 1},
+                                              {"{", 1, 2},
+                                              {"{\"a\" 1}", 1, 6},
+                                              {"[1,]", 1, 4},
+                                              {"[1 2]", 1, 4},
+                                              {"{\"a\":1,}", 1, 8},
+                                              {"\"\\q\"", 1, 2},
+                                              {"\"a\nb\"", 1, 3},
+                                              {"01", 1, 2},
+                                              {"1.", 1, 3},
+                                              {"tru", 1, 1},
+                                              {"[1]\n x", 2, 2},
+                                              {"\"\\ud800\"", 1, 2},
+                                              {"\"\xff\"", 1, 1}}) {
+        CAPTURE(bad.text);
+        json::Reader r(bad.text);
+        auto v = r.validate();
+        REQUIRE_FALSE(v);
+        CHECK(v.error().code == ErrorCode::bad_json);
+        CHECK(v.error().line == bad.line);
+        CHECK(v.error().column == bad.column);
+    }
+    std::string deep(600, '[');
+    deep += std::string(600, ']');
+    json::Reader r(deep);
+    auto v = r.validate();
+    REQUIRE_FALSE(v);
+    CHECK(v.error().message == "nesting deeper than 512 levels");
+}
+
+TEST_CASE("json reader: navigation and decoding") {
+    json::Reader r(R"( {"a": [1, "x\u00e9\ud83d\ude00\n", {"b": null}], "c": true, "a": 2} )");
+    auto root = r.validate();
+    REQUIRE(root);
+    CHECK(root->kind == json::Kind::object);
+    std::vector<std::string> keys;
+    r.members(*root, [&](std::string_view k, const json::Value&) {
+        keys.emplace_back(k);
+        return true;
+    });
+    CHECK(keys == std::vector<std::string>{"a", "c", "a"});
+    json::Value a;
+    REQUIRE(r.find(*root, "a", a));
+    std::vector<json::Kind> kinds;
+    r.elements(a, [&](std::size_t i, const json::Value& e) {
+        kinds.push_back(e.kind);
+        if (i == 1) CHECK(r.decoded(e) == "x\xc3\xa9\xf0\x9f\x98\x80\n");
+        return true;
+    });
+    CHECK(kinds == std::vector<json::Kind>{json::Kind::number, json::Kind::string, json::Kind::object});
+    json::Value c;
+    REQUIRE(r.find(*root, "c", c));
+    CHECK(r.is_true(c));
+}
+
+TEST_CASE("pack(dump --json x) == x for the real files and the valid corpus") {
+    std::size_t n = 0;
+    for (const auto& file : test::files_in(test::testdata() / "spark_save/valid", ".spark_save")) {
+        CAPTURE(file.filename().string());
+        const std::string bytes = test::read_bytes(file);
+        auto packed = spark_save::from_json(dump_json(bytes));
+        REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
+        CHECK(packed->bytes == bytes);
+        CHECK(packed->notes.empty());
+        ++n;
+    }
+    CHECK(n >= 12);
+}
+
+TEST_CASE("pack(dump --json x) == x for generated saves of every version") {
+    std::mt19937 rng(1129);
+    int checked = 0;
+    for (std::uint32_t version = 1; version <= 4; ++version) {
+        for (int i = 0; i < 75; ++i) {
+            const std::string bytes = test::random_spark_save(rng, version);
+            auto packed = spark_save::from_json(dump_json(bytes));
+            REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
+            REQUIRE_MESSAGE(packed->bytes == bytes, "v", version, " #", i);
+            ++checked;
+        }
+    }
+    CHECK(checked == 300);
+}
+
+TEST_CASE("pack: an edited field rebuilds the metadata block; the checksum is recomputed") {
+    const std::string bytes = test::read_bytes(test::testdata() / "spark_save/valid/v4-hierarchy.spark_save");
+    std::string json = dump_json(bytes);
+    auto at = json.find("\"playTime\": \"3725.5\"");
+    REQUIRE(at != std::string::npos);
+    json.replace(at, 20, "\"playTime\": \"99\"");
+    auto packed = spark_save::from_json(json);
+    REQUIRE(packed);
+    REQUIRE(packed->notes.size() == 1);
+    auto p = parse(packed->bytes);
+    CHECK(p.findings.items().empty()); // the new CRC verifies
+    CHECK(p.doc.value(p.doc.child(p.doc.child(p.doc.root(), "metadata"), "playTime")) == "99");
+}
+
+TEST_CASE("pack: JSON that is not a dump gets an error at the JSON path") {
+    struct Case {
+        const char* json;
+        const char* path;
+        const char* message_start;
+    };
+    for (Case c : std::initializer_list<Case>{
+             {"[]", "", "expected an object"},
+             {R"({"format": "spark_save", "metadata": {"raw": ""}, "entities": []})", "", "expected a member \"version\""},
+             {R"({"version": 9, "metadata": {"raw": ""}, "entities": []})", "version", "expected an integer from 1 to 4"},
+             {R"({"version": "4", "metadata": {"raw": ""}, "entities": []})", "version", "expected an integer from 1 to 4"},
+             {R"({"version": 3, "metadata": {"raw": 5}, "entities": []})", "metadata.raw", "expected a string or {\"base64\""},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": {}})", "entities", "expected an array of entities"},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a"}]})", "entities[0]", "expected a member \"components\""},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "components": [{"type": "T", "properties": [["k"]]}]}]})",
+              "entities[0].components[0].properties[0]", "expected a [key, value] pair, found 1 elements"},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "extra": 1})", "extra", "unknown member \"extra\""},
+             {R"({"version": 3, "metadata": {"raw": {"base64": "!!"}}, "entities": []})", "metadata.raw", "expected standard base64"},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customStateAbsent": true})", "customStateAbsent", "v3 files always"},
+             {R"({"version": 3, "metadata": {"fields": {}}, "entities": []})", "metadata.fields.saveName", "expected this field"},
+             {R"({"format": "text_archive", "version": 3, "metadata": {"raw": ""}, "entities": []})", "format", "expected \"spark_save\""},
+         }) {
+        CAPTURE(c.json);
+        auto packed = spark_save::from_json(c.json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().code == ErrorCode::bad_json);
+        CHECK(packed.error().path == c.path);
+        CHECK(packed.error().message.rfind(c.message_start, 0) == 0);
+        CHECK(packed.error().line >= 1);
+    }
+}
+
+TEST_CASE("diff: identical files, reordered properties, changed values") {
+    const Comps player = {{"Transform", {{"px", "1.000000"}, {"py", "2.000000"}, {"parent", "-1"}}},
+                          {"Health", {{"hp", "10"}}}};
+    const std::string a = save_v3({{"player", player}, {"tree", {}}}, {{"k", "v"}});
+    CHECK(diff_lines(a, a) == "");
+    const Comps reordered = {{"Health", {{"hp", "10"}}},
+                             {"Transform", {{"parent", "-1"}, {"py", "2.000000"}, {"px", "1.000000"}}}};
+    const std::string b = save_v3({{"tree", {}}, {"player", reordered}}, {{"k", "v"}});
+    CHECK(diff_lines(a, b) == "");
+    DiffOptions order;
+    order.order = true;
+    CHECK(diff_lines(a, b, order) == "order entities | order entities[name=player] | order entities[name=player].Transform");
+    const Comps changed = {{"Transform", {{"px", "1.5"}, {"py", "2"}, {"parent", "-1"}}}, {"Health", {{"hp", "10"}}}};
+    const std::string c = save_v3({{"player", changed}, {"tree", {}}}, {{"k", "w"}}, "42.50");
+    CHECK(diff_lines(a, c) == "change entities[name=player].Transform.px 1.000000->1.5 | change customState.k v->w");
+    DiffOptions eps;
+    eps.epsilon = 0.5;
+    CHECK(diff_lines(a, c, eps) == "change customState.k v->w");
+    DiffOptions ignore;
+    ignore.ignore.push_back(*NodePath::parse("entities.*.Transform.**"));
+    ignore.ignore.push_back(*NodePath::parse("customState"));
+    CHECK(diff_lines(a, c, ignore) == "");
+}
+
+TEST_CASE("diff: entities added and removed, duplicate names matched in order") {
+    const Comps t = {{"Transform", {{"parent", "-1"}}}};
+    const std::string a = save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}, {"orc", {{"Hp", {{"v", "2"}}}}}, {"elf", t}});
+    const std::string b = save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}, {"orc", {{"Hp", {{"v", "3"}}}}}, {"dwarf", t}});
+    CHECK(diff_lines(a, b) == "change entities[1].Hp.v 2->3 | remove entities[name=elf] | add entities[name=dwarf]");
+}
+
+TEST_CASE("diff across versions: a v1 save and its migrated v4 differ by exactly what migration adds") {
+    const std::string v1 = test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
+    auto migrated = migrate(parse(v1).doc, 4);
+    REQUIRE(migrated);
+    auto lines = diff_lines(v1, migrated->bytes);
+    CHECK(lines == "change version | add metadata.screenshotPath | add entities[name=legacy-player].Transform.parent | add checksum");
+}

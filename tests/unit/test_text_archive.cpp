@@ -1,0 +1,552 @@
+// Text archive reader, writer and checks: the engine's real files decoded node by node against
+// FORMATS.md 2, every truncation of them, hand-made lines for the tricky cases, the depth limit,
+// and random archives from a model of the engine's writer (independent of ours).
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+#include "text_archive/reader.hpp"
+#include "text_archive/spec.hpp"
+
+#include "sparksave/node_path.hpp"
+#include "sparksave/print.hpp"
+#include "sparksave/text_archive.hpp"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <random>
+
+using namespace sparksave;
+namespace ta = sparksave::text_archive;
+
+namespace {
+
+Parsed parse(std::string bytes) {
+    return ta::read(std::make_shared<const Source>(std::move(bytes)));
+}
+
+std::string real(const char* name) {
+    for (const char* dir : {"valid", "invalid"}) {
+        auto p = test::testdata() / "text_archive" / dir / name;
+        if (std::filesystem::exists(p)) return test::read_bytes(p);
+    }
+    FAIL("missing fixture ", name);
+    return {};
+}
+
+NodeId at(const Document& doc, const char* path) {
+    auto p = NodePath::parse(path);
+    REQUIRE(p);
+    auto n = resolve(doc, *p);
+    REQUIRE_MESSAGE(n, path);
+    return *n;
+}
+
+std::string value_at(const Document& doc, const char* path) {
+    return std::string(doc.value(at(doc, path)));
+}
+
+// "severity:code@line:column path" for each finding.
+std::string codes(const Findings& f) {
+    std::string out;
+    for (const auto& e : f.items())
+        out += fmt::format("{}:{}@{}:{} {}\n", severity_name(e.severity), code_name(e.code), e.line,
+                           e.column, e.path);
+    return out;
+}
+
+// Read, summarize, print, JSON and (when valid) write: the same checks either way, and a valid
+// file writes back byte for byte. Returns the parse.
+Parsed check_all(const std::string& bytes) {
+    Parsed p = parse(bytes);
+    Summary s = ta::summarize(bytes);
+    CHECK(codes(p.findings) == codes(s.findings));
+    std::string text;
+    print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+    ta::to_json(p.doc, text);
+    if (!p.findings.has_errors()) {
+        auto written = ta::write(p.doc);
+        REQUIRE_MESSAGE(written, (written ? "" : written.error().describe()));
+        CHECK(*written == bytes);
+    }
+    for (const auto& f : p.findings.items()) {
+        CHECK_FALSE(f.has_offset());
+        CHECK(f.line >= 1);
+        CHECK(f.column >= 1);
+        CHECK_FALSE(f.message.empty());
+    }
+    return p;
+}
+
+// A model of PgEngine's Archive (FORMATS.md 2), written for the tests: newline, comma and
+// indentation are written lazily before the next text; a value's newlines go the same way.
+struct EngineArchive {
+    std::string out;
+    std::size_t indent = 0;
+    bool newline = false, comma = false;
+
+    void put(std::string_view s) {
+        if (newline) {
+            if (comma) out += ',';
+            out += '\n';
+            out.append(indent, '\t');
+            newline = false;
+        }
+        out += s;
+    }
+    void endl() { comma = newline = true; }
+    void start(std::string_view cls) {
+        put(cls);
+        put(" {");
+        endl();
+        ++indent;
+        comma = false;
+    }
+    void end() {
+        comma = false;
+        --indent;
+        put("}");
+        endl();
+    }
+    void attribute(std::string_view value, std::string_view type) {
+        put("__PGSA");
+        put(" ");
+        put(type);
+        put(" {");
+        std::size_t pos = 0;
+        bool first = true;
+        while (pos < value.size()) { // std::getline over the value
+            std::size_t nl = value.find('\n', pos);
+            std::string_view line =
+                value.substr(pos, nl == std::string_view::npos ? value.npos : nl - pos);
+            if (!first) endl();
+            first = false;
+            put(line);
+            if (nl == std::string_view::npos) break;
+            pos = nl + 1;
+        }
+        put("}");
+        endl();
+    }
+    void name(std::string_view n) {
+        put(n);
+        put(": ");
+    }
+};
+
+} // namespace
+
+TEST_CASE("real sample: every node as FORMATS.md 2 describes it") {
+    Parsed p = check_all(real("pg-writer-sample.sz"));
+    const Document& doc = p.doc;
+    CHECK(doc.version() == 1);
+    CHECK(doc.value(doc.root()) == "1.0.0");
+    CHECK(doc.child_count(doc.root()) == 3);
+    CHECK(value_at(doc, "title") == "hello world");
+    CHECK(doc.tag(at(doc, "title")) == "string");
+    CHECK(doc.node(at(doc, "title")).type == ValueType::string);
+    CHECK(value_at(doc, "count") == "5");
+    CHECK(doc.node(at(doc, "count")).type == ValueType::integer);
+    const NodeId player = at(doc, "player");
+    CHECK(doc.node(player).kind == NodeKind::object);
+    CHECK(doc.tag(player) == "PositionComponent");
+    CHECK(value_at(doc, "player.x") == "42.500000");
+    CHECK(doc.node(at(doc, "player.x")).type == ValueType::floating);
+    CHECK(value_at(doc, "player.visible") == "true");
+    CHECK(doc.node(at(doc, "player.visible")).type == ValueType::boolean);
+    CHECK(value_at(doc, "player.inner.hp") == "7");
+    CHECK(value_at(doc, "player.inner.name") == "bob");
+    CHECK(doc.node(at(doc, "player.v")).kind == NodeKind::list);
+    CHECK(doc.child_count(at(doc, "player.v")) == 3);
+    CHECK(value_at(doc, "player.v[2]") == "3");
+    CHECK(doc.name(at(doc, "player.v[2]")).empty());
+    CHECK(doc.tag(at(doc, "player.m")) == "UnorderedMap");
+    CHECK(value_at(doc, "player.m.nbElements") == "1");
+    CHECK(doc.tag(at(doc, "player.m.nbElements")) == "size_t");
+    CHECK(doc.node(at(doc, "player.m.nbElements")).type == ValueType::unsigned_integer);
+    CHECK(value_at(doc, "player.m.key0") == "a");
+    CHECK(value_at(doc, "player.tricky") == "line1,\n\tline2 {x}, y: z");
+    CHECK(value_at(doc, "player.d") == "0.100000");
+    CHECK(doc.tag(at(doc, "player.d")) == "double");
+    CHECK(doc.tag(at(doc, "player.u")) == "unsigned int");
+    CHECK(doc.tag(at(doc, "player.v2")) == "Vector 2D");
+    CHECK(value_at(doc, "player.v2.y") == "-2.000000");
+    CHECK(doc.tag(at(doc, "player.vi[1]")) == "Inner");
+    CHECK(value_at(doc, "player.vi[1].name") == "bob");
+    CHECK(value_at(doc, "player.empty").empty());
+    // Spans: the child's text after its indentation, comma and LF excluded.
+    const std::string bytes = real("pg-writer-sample.sz");
+    const Span s = doc.node(at(doc, "player.inner.hp")).span;
+    CHECK(bytes.substr(s.offset, s.length) == "hp: __PGSA int {7}");
+    const Span c = doc.node(at(doc, "player.v2")).span;
+    CHECK(bytes.substr(c.offset, c.length) ==
+          "v2: Vector 2D {\n\t\tx: __PGSA float {1.500000},\n\t\ty: __PGSA float {-2.000000}\n\t}");
+    // The writer-corrupted multi-line value (lines 22-23) is the one error, where it starts.
+    REQUIRE(p.findings.items().size() == 1);
+    const Error& e = p.findings.items()[0];
+    CHECK(e.code == ErrorCode::multiline_value);
+    CHECK(e.line == 22);
+    CHECK(e.column == 25);
+    CHECK(e.path == "player.tricky");
+    CHECK(e.message.find("line 23") != std::string::npos);
+    // Invalid, but every byte is in the tree: writing it back still gives the same file.
+    auto written = ta::write(doc);
+    REQUIRE(written);
+    CHECK(*written == bytes);
+}
+
+TEST_CASE("real edge cases: odd names and values survive, the engine's losses are warnings") {
+    Parsed p = check_all(real("pg-writer-edge-cases.sz"));
+    const Document& doc = p.doc;
+    CHECK_FALSE(p.findings.has_errors());
+    CHECK(value_at(doc, "[\"key with: colon\"]") == "3");
+    CHECK(doc.child_count(at(doc, "e")) == 0);
+    CHECK(doc.tag(at(doc, "e")) == "Empty");
+    CHECK(value_at(doc, "obj.a") == "a {b}, c: d}");
+    CHECK(value_at(doc, "obj.b") == "  lead and trail  ");
+    CHECK(value_at(doc, "obj.c") == "x__PGSA y");
+    CHECK(codes(p.findings) == "warning:name_cut@2:1 [\"key with: colon\"]\n"
+                               "warning:marker_in_value@8:21 obj.c\n");
+    CHECK(p.findings.items()[0].message.find("\"key with\"") != std::string::npos);
+}
+
+TEST_CASE("every truncation of the real files is an error unless it ends after a whole entry") {
+    for (const char* name : {"pg-writer-sample.sz", "pg-writer-edge-cases.sz"}) {
+        CAPTURE(name);
+        const std::string bytes = real(name);
+        // The first error of the sample is at line 22, inside the entry `player`.
+        const std::size_t first_bad =
+            std::string(name) == "pg-writer-sample.sz" ? bytes.find("player: ") : bytes.size() + 1;
+        for (std::size_t cut = 0; cut <= bytes.size(); ++cut) {
+            CAPTURE(cut);
+            const std::string part = bytes.substr(0, cut);
+            Parsed p = check_all(part);
+            // A prefix is a whole archive when it ends where a top-level entry could start.
+            const bool whole = cut > 0 && bytes[cut - 1] == '\n' &&
+                               (cut == bytes.size() || (bytes[cut] != '\t' && bytes[cut] != '}')) &&
+                               cut <= first_bad;
+            CHECK(p.findings.has_errors() == !whole);
+        }
+    }
+}
+
+TEST_CASE("a 100,000-deep nesting is a clean error, not a stack overflow") {
+    std::string deep = "1.0.0\n";
+    for (int i = 0; i < 100'000; ++i) deep += "c: C {\n";
+    for (int i = 0; i < 100'000; ++i) deep += "}\n";
+    Parsed p = check_all(deep);
+    CHECK(p.findings.has_errors());
+    bool limit = false;
+    for (const auto& f : p.findings.items())
+        if (f.code == ErrorCode::limit_exceeded) limit = true;
+    CHECK(limit);
+
+    // Properly indented, one child per class (so no commas): the limit itself is fine, one
+    // level more is an error.
+    auto nested = [](std::size_t levels) {
+        std::string s = "1.0.0\n";
+        for (std::size_t i = 0; i < levels; ++i) s += std::string(i, '\t') + "c: C {\n";
+        s += std::string(levels, '\t') + "leaf: __PGSA int {1}\n";
+        for (std::size_t i = levels; i-- > 0;) s += std::string(i, '\t') + "}\n";
+        return s;
+    };
+    Parsed ok = check_all(nested(ta::k_max_depth));
+    CHECK_MESSAGE(!ok.findings.has_errors(), codes(ok.findings));
+    Parsed over = check_all(nested(ta::k_max_depth + 1));
+    REQUIRE(over.findings.items().size() == 1);
+    CHECK(over.findings.items()[0].code == ErrorCode::limit_exceeded);
+    CHECK(over.findings.items()[0].line == ta::k_max_depth + 2);
+}
+
+TEST_CASE("detection by content: the version line, or a version-like line and the marker") {
+    CHECK(ta::detect("1.0.0\n"));
+    CHECK(ta::detect("1.0.0"));
+    CHECK(ta::detect("1.0.0\nx: __PGSA int {1}\n"));
+    CHECK(ta::detect("1.0.1\nx: __PGSA int {1}\n"));
+    CHECK(ta::detect("2.0\r\nx: __PGSA int {1}\r\n"));
+    CHECK(ta::detect("\xEF\xBB\xBF"
+                     "1.0.0\nx: __PGSA int {1}\n"));
+    CHECK(ta::detect("v1.0.0\nx: __PGSA int {1}\n"));
+    CHECK_FALSE(ta::detect(""));
+    CHECK_FALSE(ta::detect("1.0.1\nno marker here\n"));
+    CHECK_FALSE(ta::detect("hello\nx: __PGSA int {1}\n"));
+    CHECK_FALSE(ta::detect("1..0\nx: __PGSA int {1}\n"));
+    CHECK_FALSE(ta::detect("SPRK\x01\0\0\0"));
+    CHECK_FALSE(ta::detect("1.0.1 __PGSA\n"));
+}
+
+TEST_CASE("the version line: anything but 1.0.0 is reported loudly") {
+    Parsed p = check_all("1.0.1\nx: __PGSA int {1}\n");
+    REQUIRE(p.findings.items().size() == 1);
+    CHECK(p.findings.items()[0].code == ErrorCode::unsupported_version);
+    CHECK(p.findings.items()[0].message.find("read this file as empty") != std::string::npos);
+    CHECK(p.doc.version() == 0);
+    CHECK(value_at(p.doc, "x") == "1"); // still read, so dump shows what the engine would lose
+    Summary s = ta::summarize("1.0.1\nx: __PGSA int {1}\n");
+    CHECK_FALSE(s.version_known);
+    CHECK_FALSE(s.engine_loads);
+    CHECK(check_all("1.0.0\r\nx: __PGSA int {1}\n").findings.items()[0].message.find("CRLF") !=
+          std::string::npos);
+    CHECK(codes(check_all("").findings) == "error:truncated@1:1 \n");
+    CHECK(codes(check_all("1.0.0").findings) == "error:truncated@1:6 \n");
+    CHECK_FALSE(check_all("1.0.0\n").findings.has_errors());
+}
+
+TEST_CASE("value fit: strict on the text, by type") {
+    using ta::Type;
+    auto fits = [](Type t, std::string_view v) { return ta::expected_value(t, v).empty(); };
+    CHECK(fits(Type::boolean, "true"));
+    CHECK(fits(Type::boolean, "false"));
+    CHECK_FALSE(fits(Type::boolean, "True"));
+    CHECK_FALSE(fits(Type::boolean, "1"));
+    CHECK(fits(Type::int32, "-2147483648"));
+    CHECK(fits(Type::int32, "2147483647"));
+    CHECK(fits(Type::int32, "+5"));
+    CHECK_FALSE(fits(Type::int32, "2147483648"));
+    CHECK_FALSE(fits(Type::int32, "-2147483649"));
+    CHECK_FALSE(fits(Type::int32, "+-5"));
+    CHECK_FALSE(fits(Type::int32, "5 "));
+    CHECK_FALSE(fits(Type::int32, ""));
+    CHECK_FALSE(fits(Type::int32, "0x10"));
+    CHECK(fits(Type::uint32, "4294967295"));
+    CHECK_FALSE(fits(Type::uint32, "4294967296"));
+    CHECK_FALSE(fits(Type::uint32, "-1"));
+    CHECK(fits(Type::size, "18446744073709551615"));
+    CHECK_FALSE(fits(Type::size, "18446744073709551616"));
+    CHECK(fits(Type::float32, "42.500000"));
+    CHECK(fits(Type::float32, "-0.000000"));
+    CHECK(fits(Type::float32, "1e38"));
+    CHECK(fits(Type::float32, "+1.5"));
+    CHECK_FALSE(fits(Type::float32, "1e39"));
+    CHECK_FALSE(fits(Type::float32, "inf"));
+    CHECK_FALSE(fits(Type::float32, "-nan"));
+    CHECK_FALSE(fits(Type::float32, "1.5f"));
+    CHECK(fits(Type::float64, "1e308"));
+    CHECK_FALSE(fits(Type::float64, "1e309"));
+    CHECK_FALSE(fits(Type::float64, "infinity"));
+    CHECK(fits(Type::string, "anything {at} all"));
+}
+
+TEST_CASE("names: empty vs none, the engine's cut at \": \", duplicates keep the last") {
+    // serialize(archive, "", x) writes `: ` with an empty name; a Vector item has none.
+    const std::string bytes = "1.0.0\nobj: S {\n\t: __PGSA int {1},\n\t__PGSA int {2}\n}\n";
+    Parsed p = check_all(bytes);
+    CHECK_FALSE(p.findings.has_errors());
+    const NodeId obj = at(p.doc, "obj");
+    const NodeId first = p.doc.child_at(obj, 0), second = p.doc.child_at(obj, 1);
+    CHECK(p.doc.name(first).empty());
+    CHECK(p.doc.name(second).empty());
+    CHECK((p.doc.node(first).flags & ta::k_flag_empty_name) != 0);
+    CHECK((p.doc.node(second).flags & ta::k_flag_empty_name) == 0);
+
+    Parsed d = check_all("1.0.0\na: __PGSA int {1}\nb: __PGSA int {2}\na: __PGSA int {3}\n"
+                         "a: cut: __PGSA int {4}\n");
+    CHECK(codes(d.findings) == "warning:name_cut@5:1 [\"a: cut\"]\n"
+                               "warning:duplicate_key@2:1 a\n"
+                               "warning:duplicate_key@4:1 a\n");
+    CHECK(d.findings.items()[1].message.find("line 5") != std::string::npos);
+}
+
+TEST_CASE("multi-line values: every shape the writer produces is found, at its first line") {
+    // Inside a class, with a sibling after it, and as the last child.
+    CHECK(codes(check_all("1.0.0\no: S {\n\tv: __PGSA string {a,\n\tb},\n\tw: __PGSA int {1}\n}\n")
+                    .findings) == "error:multiline_value@3:20 o.v\n");
+    CHECK(codes(check_all("1.0.0\no: S {\n\tv: __PGSA string {a,\n\t,\n\tb}\n}\n").findings) ==
+          "error:multiline_value@3:20 o.v\n");
+    // A value ending in an empty line: its last line is the indentation and `}`.
+    CHECK(codes(check_all("1.0.0\no: S {\n\tv: __PGSA string {a,\n\t}\n}\n").findings) ==
+          "error:multiline_value@3:20 o.v\n");
+    // The file ends inside the value.
+    CHECK(codes(check_all("1.0.0\nv: __PGSA string {a,\nb,\n").findings) ==
+          "error:multiline_value@2:19 v\nerror:truncated@3:3 v\n");
+    // A first line ending in `,` with nothing after it.
+    CHECK(codes(check_all("1.0.0\no: S {\n\tv: __PGSA string {a,\n\tw: S {\n\t}\n}\n").findings) ==
+          "error:bad_syntax@3:22 o.v\n");
+}
+
+TEST_CASE("container rules: counts, pair names, fixed field types") {
+    auto map = [](std::string_view count_type, std::string_view count, std::string_view pairs) {
+        return fmt::format("1.0.0\nm: UnorderedMap {{\n\tnbElements: __PGSA {} {{{}}}{}\n}}\n",
+                           count_type, count, pairs);
+    };
+    const std::string two = ",\n\tkey0: __PGSA string {a},\n\tvalue0: __PGSA int {1},\n"
+                            "\tkey1: __PGSA string {b},\n\tvalue1: __PGSA int {2}";
+    CHECK(codes(check_all(map("size_t", "2", two)).findings).empty());
+    CHECK(codes(check_all(map("size_t", "0", "")).findings).empty());
+    CHECK(codes(check_all(map("int", "2", two)).findings) ==
+          "warning:type_alias@3:21 m.nbElements\n");
+    CHECK(codes(check_all(map("unsigned int", "2", two)).findings) ==
+          "warning:type_alias@3:21 m.nbElements\n");
+    CHECK(codes(check_all(map("float", "2.000000", two)).findings) ==
+          "error:bad_value@3:21 m.nbElements\n");
+    CHECK(codes(check_all(map("size_t", "3", two)).findings) ==
+          "error:count_mismatch@3:29 m.nbElements\n");
+    CHECK(codes(check_all(map("size_t", "1", ",\n\tkey0: __PGSA string {a}")).findings) ==
+          "error:count_mismatch@5:1 m\nerror:count_mismatch@3:29 m.nbElements\n");
+    // ElementType: data must be what its type names; int and size_t alias.
+    auto element = [](std::string_view type, std::string_view data_type, std::string_view data) {
+        return fmt::format("1.0.0\ne: ElementType {{\n\ttype: __PGSA string {{{}}},\n\tdata: "
+                           "__PGSA {} {{{}}}\n}}\n",
+                           type, data_type, data);
+    };
+    CHECK(codes(check_all(element("bool", "bool", "true")).findings).empty());
+    CHECK(codes(check_all(element("int", "size_t", "1")).findings) ==
+          "warning:type_alias@4:15 e.data\n");
+    CHECK(codes(check_all(element("double", "float", "1.000000")).findings) ==
+          "error:bad_value@4:15 e.data\n");
+    CHECK(codes(check_all(element("boolean", "bool", "true")).findings) ==
+          "error:bad_value@3:23 e.type\n");
+    CHECK(codes(check_all("1.0.0\ne: ElementType {\n}\n").findings) == "error:bad_value@2:1 e\n");
+    // Vector 4D: x y z w, all float.
+    CHECK(codes(check_all("1.0.0\nv: Vector 4D {\n\tx: __PGSA float {1.000000},\n\ty: __PGSA "
+                          "float {1.000000},\n\tz: __PGSA int {1},\n\tw: S {\n\t}\n}\n")
+                    .findings) == "error:bad_value@5:12 v.z\nerror:bad_value@6:2 v.w\n");
+}
+
+TEST_CASE("hand-made breakage: braces, commas, indentation, line shapes") {
+    CHECK(codes(check_all("1.0.0\n}\n").findings) == "error:bad_syntax@2:1 \n");
+    CHECK(codes(check_all("1.0.0\n\tx: __PGSA int {1}\n").findings) == "error:bad_indent@2:1 x\n");
+    CHECK(codes(check_all("1.0.0\nx: __PGSA int {1},\n").findings) == "error:bad_syntax@2:18 x\n");
+    CHECK(codes(check_all("1.0.0\nx: __PGSA int {1},\ny: __PGSA int {2}\n").findings) ==
+          "error:multiline_value@2:16 x\nwarning:marker_in_value@2:16 x\n");
+    CHECK(codes(check_all("1.0.0\nx: __PGSA int {1}junk\n").findings) ==
+          "error:bad_syntax@2:18 x\n");
+    CHECK(codes(check_all("1.0.0\nx: __PGSA int\n").findings) == "error:bad_syntax@2:11 x\n");
+    CHECK(codes(check_all("1.0.0\nx: __PGSA {1}\n").findings) == "error:bad_syntax@2:11 x\n");
+    CHECK(codes(check_all("1.0.0\n\n").findings) == "error:bad_syntax@2:1 \n");
+    CHECK(codes(check_all("1.0.0\nx: A__PGSA {\n}\n").findings) == "error:bad_syntax@2:1 x\n");
+    CHECK(codes(check_all("1.0.0\nx: S {\n\t}\n").findings) == "error:bad_indent@3:1 x\n");
+    CHECK(codes(check_all("1.0.0\nx: S {\n\ty: T {\n}\n").findings) ==
+          "error:bad_syntax@4:1 x.y\n");
+    // An unknown type is a warning; its value is not checked.
+    CHECK(codes(check_all("1.0.0\nx: __PGSA long {abc}\n").findings) ==
+          "warning:unknown_type@2:11 x\n");
+    // Too many distinct class names.
+    std::string names = "1.0.0\n";
+    for (std::size_t i = 0; i <= ta::k_max_names; ++i) names += fmt::format("n: C{} {{\n}}\n", i);
+    Parsed p = check_all(names);
+    REQUIRE(p.findings.items().size() >= 1);
+    CHECK(p.findings.items()[0].code == ErrorCode::limit_exceeded);
+}
+
+TEST_CASE("huge names: findings stay small and reading stays linear") {
+    const std::string big(1u << 20, 'n');
+    std::string file = "1.0.0\n" + big + ": C {\n";
+    for (int i = 0; i < 3000; ++i) file += "\tjunk\n";
+    file += "}\n";
+    Parsed p = check_all(file);
+    CHECK(p.findings.error_count() == 3000);
+    CHECK(p.findings.items().size() == Findings::k_max_kept);
+    for (const auto& f : p.findings.items()) CHECK(f.path.size() <= 1024 + 3);
+    // One class name can be long, but not all the document's tags together.
+    Parsed names = check_all("1.0.0\nx: " + std::string(ta::k_max_name_bytes + 1, 'C') + " {\n}\n");
+    REQUIRE(names.findings.items().size() == 1);
+    CHECK(names.findings.items()[0].code == ErrorCode::limit_exceeded);
+}
+
+TEST_CASE("summarize applies the same rules as read, and counts") {
+    for (const auto& dir : {"valid", "invalid"}) {
+        for (const auto& file : test::files_in(test::testdata() / "text_archive" / dir, ".sz")) {
+            CAPTURE(file.filename().string());
+            check_all(test::read_bytes(file));
+        }
+    }
+    Summary s = ta::summarize(real("pg-writer-sample.sz"));
+    CHECK(s.format == FormatId::text_archive);
+    CHECK(s.version == 1);
+    CHECK(s.version_known);
+    CHECK(s.integrity == "none");
+    CHECK_FALSE(s.engine_loads);
+    REQUIRE(s.counts.size() == 3);
+    CHECK(s.counts[0].text == "3");  // entries
+    CHECK(s.counts[1].text == "8");  // classes
+    CHECK(s.counts[2].text == "24"); // attributes
+    REQUIRE(!s.common_types.empty());
+    CHECK(s.common_types[0] == std::pair<std::string, std::uint64_t>{"int", 8});
+    CHECK(ta::summarize(real("pg-writer-edge-cases.sz")).engine_loads);
+}
+
+TEST_CASE("random archives from the engine writer's model read without errors and write back") {
+    std::mt19937 rng(20261129);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    // Names and values the grammar keeps: no LF; a name without ": " or "__PGSA" (those are
+    // warnings) and not starting with a TAB.
+    const std::string alphabet = "abcxyz019 _-{},:.\"\\\x01\x7f\xc3\xa9";
+    auto text = [&](std::size_t max, bool value) {
+        std::string s;
+        const std::size_t len = pick(max + 1);
+        for (std::size_t i = 0; i < len; ++i) s += alphabet[pick(alphabet.size())];
+        if (!value) {
+            while (s.find(": ") != std::string::npos) s.replace(s.find(": "), 2, "::");
+            if (!s.empty() && s[0] == '\t') s[0] = 'a';
+        }
+        return s;
+    };
+    for (int round = 0; round < 200; ++round) {
+        CAPTURE(round);
+        std::string file = "1.0.0\n";
+        const std::size_t entries = pick(5);
+        for (std::size_t e = 0; e < entries; ++e) {
+            EngineArchive a;
+            // A random tree, depth-first with an explicit budget.
+            std::function<void(std::size_t)> node = [&](std::size_t depth) {
+                if (depth > 5 || pick(3) != 0) {
+                    switch (pick(5)) {
+                    case 0:
+                        a.attribute(std::to_string(static_cast<int>(rng())), "int");
+                        break;
+                    case 1:
+                        a.attribute(pick(2) ? "true" : "false", "bool");
+                        break;
+                    case 2:
+                        a.attribute(fmt::format("{:f}", static_cast<float>(rng() % 1000) / 8),
+                                    "float");
+                        break;
+                    case 3:
+                        a.attribute(std::to_string(rng()), "size_t");
+                        break;
+                    default:
+                        a.attribute(text(12, true), "string");
+                        break;
+                    }
+                    return;
+                }
+                const bool vector = pick(3) == 0;
+                a.start(vector ? "Vector" : "C" + text(6, false) + "x");
+                const std::size_t children = pick(4);
+                for (std::size_t c = 0; c < children; ++c) {
+                    if (!vector) a.name("n" + text(6, false));
+                    node(depth + 1);
+                }
+                a.end();
+            };
+            node(0);
+            file += "e" + std::to_string(e) + ": " + a.out + "\n";
+        }
+        Parsed p = check_all(file);
+        CHECK_MESSAGE(!p.findings.has_errors(), codes(p.findings), file);
+    }
+}
+
+TEST_CASE("the writer refuses what the grammar cannot hold, naming the node") {
+    Parsed p = parse("1.0.0\nobj: S {\n\tx: __PGSA int {1}\n}\n");
+    REQUIRE_FALSE(p.findings.has_errors());
+    Document doc = std::move(p.doc);
+    const NodeId x = at(doc, "obj.x");
+    doc.node(x).name = doc.text("bad\nname");
+    auto r = ta::write(doc);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().path == "obj[\"bad\\nname\"]");
+    doc.node(x).name = doc.text("x");
+    doc.node(x).tag = doc.tag_id("in{t");
+    REQUIRE_FALSE(ta::write(doc));
+    doc.node(x).tag = 0;
+    REQUIRE_FALSE(ta::write(doc));
+    doc.node(x).tag = doc.tag_id("int");
+    doc.node(x).kind = NodeKind::bytes;
+    REQUIRE_FALSE(ta::write(doc));
+    doc.node(x).kind = NodeKind::scalar;
+    auto ok = ta::write(doc);
+    REQUIRE(ok);
+    CHECK(*ok == "1.0.0\nobj: S {\n\tx: __PGSA int {1}\n}\n");
+}
