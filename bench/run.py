@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""sparksave benchmark: every workload of the performance issue, side by side with the peers
+(the read + zlib CRC-32 limit, a Kaitai Struct parser run with node, a Python struct reader),
+on the same generated files, in one invocation. Prints a Markdown table (and writes it to
+bench/out/results.md).
+
+    python3 bench/run.py            # full size: ~256 MB saves, 10,000 small files
+    python3 bench/run.py --quick    # tiny inputs, to keep the bench from rotting (CI)
+
+Needs a release build (made with `cmake --preset release` unless --build-dir is given), gcc
+and zlib for the limit peer, node + npm for the Kaitai peer (installed into bench/node_modules),
+valgrind for instruction counts. Timings are wall-clock, best of --repeat runs, hot page cache;
+peak memory is the child's max RSS.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT = os.path.join(HERE, "out")
+
+
+def run(cmd, stdout=subprocess.DEVNULL, check=True, env=None):
+    """Runs cmd; returns (seconds, max RSS in bytes, exit code)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if check and code not in (0, 1):
+        raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{err}")
+    return elapsed, usage.ru_maxrss * 1024, code
+
+
+def best(cmd, repeat, **kw):
+    results = [run(cmd, **kw) for _ in range(repeat)]
+    return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def mb(n):
+    return n / 1e6
+
+
+def build(build_dir):
+    if build_dir is None:
+        build_dir = os.path.join(ROOT, "build", "release")
+        subprocess.run(["cmake", "--preset", "release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", "--preset", "release", "--target", "sparksave_cli", "gen_saves"],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return os.path.join(build_dir, "sparksave"), os.path.join(build_dir, "bench", "gen_saves")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="tiny inputs (CI)")
+    ap.add_argument("--build-dir", help="an existing release build directory")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-peers", action="store_true", help="skip the Kaitai and Python peers")
+    args = ap.parse_args()
+
+    sparksave, gen = build(args.build_dir)
+    os.makedirs(OUT, exist_ok=True)
+    entities = 2000 if args.quick else 400000
+    small_count = 200 if args.quick else 10000
+    repeat = 1 if args.quick else args.repeat
+
+    big4 = os.path.join(OUT, "big-v4.spark_save")
+    big1 = os.path.join(OUT, "big-v1.spark_save")
+    big4b = os.path.join(OUT, "big-v4-edited.spark_save")
+    mid4 = os.path.join(OUT, "mid-v4.spark_save")
+    small = os.path.join(OUT, "small")
+    dump_json = os.path.join(OUT, "big-v4.json")
+    tag = os.path.join(OUT, f"generated-{entities}-{small_count}")
+    if not os.path.exists(tag):
+        print("generating inputs ...", file=sys.stderr)
+        for f in (big4, big1, big4b, mid4):
+            if os.path.exists(f):
+                os.remove(f)
+        shutil.rmtree(small, ignore_errors=True)
+        subprocess.run([gen, "big", big4, "4", str(entities)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gen, "big", big1, "1", str(entities)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gen, "edit", big4, big4b, "100"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gen, "big", mid4, "4", str(max(entities // 20, 100))], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([gen, "small", small, str(small_count)], check=True, stdout=subprocess.DEVNULL)
+        with open(dump_json, "wb") as f:
+            subprocess.run([sparksave, "dump", "--json", big4], check=True, stdout=f)
+        open(tag, "w").close()
+    size4, size1 = os.path.getsize(big4), os.path.getsize(big1)
+    json_size = os.path.getsize(dump_json)
+    small_files = sorted(os.listdir(small))
+    small_bytes = sum(os.path.getsize(os.path.join(small, f)) for f in small_files)
+
+    rows = []  # (workload, input, seconds, rate text, rss, notes)
+
+    def add(name, what, seconds, rss, size=None, files=None, note=""):
+        if files is not None:
+            rate = f"{files / seconds:,.0f} files/s"
+        else:
+            rate = f"{mb(size) / seconds:,.0f} MB/s"
+        rows.append((name, what, seconds, rate, rss, note))
+
+    # The limit peer: read + zlib CRC-32.
+    limit = None
+    if shutil.which("gcc"):
+        limit_bin = os.path.join(OUT, "crc_limit")
+        if not os.path.exists(limit_bin):
+            subprocess.run(["gcc", "-O2", "-o", limit_bin, os.path.join(HERE, "crc_limit.c"), "-lz"], check=True)
+        t, rss = best([limit_bin, big4], repeat)
+        limit = t
+        add("limit: read + zlib crc32", "big v4", t, rss, size=size4)
+
+    bigv = f"big v4 ({mb(size4):.0f} MB)"
+    t_verify, rss = best([sparksave, "verify", big4], repeat)
+    note = f"{limit / t_verify:.2f}x the limit's speed" if limit else ""
+    add("sparksave verify", bigv, t_verify, rss, size=size4, note=note)
+    t, rss = best([sparksave, "info", big4], repeat)
+    add("sparksave info", bigv, t, rss, size=size4)
+    t, rss = best([sparksave, "dump", "--json", big4], repeat)
+    add("sparksave dump --json > /dev/null", bigv, t, rss, size=size4)
+    t, rss = best([sparksave, "dump", big4], repeat)
+    add("sparksave dump (text) > /dev/null", bigv, t, rss, size=size4)
+    migrated = os.path.join(OUT, "migrated.spark_save")
+
+    def migrate_once():
+        if os.path.exists(migrated):
+            os.remove(migrated)
+        return run([sparksave, "migrate", "-o", migrated, big1])
+
+    results = [migrate_once() for _ in range(repeat)]
+    add("sparksave migrate v1 -> v4 (-o)", f"big v1 ({mb(size1):.0f} MB)", min(r[0] for r in results),
+        max(r[1] for r in results), size=size1)
+    t, rss = best([sparksave, "diff", big4, big4b], repeat)
+    add("sparksave diff (~100 differences)", "two big v4", t, rss, size=size4 + os.path.getsize(big4b))
+    packed = os.path.join(OUT, "packed.spark_save")
+    t, rss = best([sparksave, "pack", "-o", packed, dump_json], repeat)
+    add("sparksave pack", f"big v4 dump ({mb(json_size):.0f} MB JSON)", t, rss, size=json_size,
+        note=f"{mb(size4) / t:,.0f} MB/s of output")
+    t, rss = best([sparksave, "verify", "--quiet", small], repeat)
+    add("sparksave verify, small files", f"{len(small_files)} files", t, rss, files=len(small_files))
+    out_dir = os.path.join(OUT, "small-migrated")
+
+    def migrate_dir():
+        shutil.rmtree(out_dir, ignore_errors=True)
+        return run([sparksave, "migrate", "--output-dir", out_dir, small])
+
+    results = [migrate_dir() for _ in range(repeat)]
+    add("sparksave migrate --output-dir, small files", f"{len(small_files)} files", min(r[0] for r in results),
+        max(r[1] for r in results), files=len(small_files))
+
+    # Peers that parse: Kaitai Struct (node) and a Python struct reader.
+    peer_file, peer_name = (mid4, "mid v4") if not args.quick else (big4, "big v4")
+    peer_size = os.path.getsize(peer_file)
+    t_ours, rss = best([sparksave, "verify", peer_file], repeat)
+    add("sparksave verify", f"{peer_name} ({mb(peer_size):.1f} MB)", t_ours, rss, size=peer_size)
+    if not args.no_peers and shutil.which("node") and shutil.which("npm"):
+        kaitai_dir = os.path.join(HERE, ".kaitai")
+        if not os.path.exists(os.path.join(HERE, "node_modules", "kaitai-struct-compiler")):
+            subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--silent"], cwd=HERE, check=True)
+        if not os.path.exists(os.path.join(kaitai_dir, "SparkSave.js")):
+            subprocess.run(["node", os.path.join(HERE, "kaitai", "compile.js"), kaitai_dir], check=True,
+                           stdout=subprocess.DEVNULL)
+        t, rss = best(["node", os.path.join(HERE, "kaitai", "parse.js"), kaitai_dir, peer_file], repeat)
+        add("Kaitai Struct parser (node)", f"{peer_name} ({mb(peer_size):.1f} MB)", t, rss, size=peer_size,
+            note=f"sparksave verify is {t / t_ours:.0f}x faster")
+    if not args.no_peers:
+        t, rss = best([sys.executable, os.path.join(HERE, "peers", "spark_save_struct.py"), peer_file], repeat)
+        add("Python struct reader", f"{peer_name} ({mb(peer_size):.1f} MB)", t, rss, size=peer_size,
+            note=f"sparksave verify is {t / t_ours:.0f}x faster")
+
+    # Instruction counts: repeatable on a noisy machine.
+    counts = []
+    if shutil.which("valgrind"):
+        for sub in (["verify"], ["dump", "--json"]):
+            cg = os.path.join(OUT, "callgrind.out")
+            r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}", sparksave] + sub + [mid4],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for line in r.stderr.splitlines():
+                if "Collected" in line:
+                    n = int(line.split()[-1].replace(",", ""))
+                    counts.append((" ".join(sub), n, n / os.path.getsize(mid4)))
+            os.remove(cg)
+
+    lines = ["| workload | input | time | throughput | peak RSS | notes |", "|---|---|---:|---:|---:|---|"]
+    for name, what, seconds, rate, rss, note in rows:
+        lines.append(f"| {name} | {what} | {seconds:.3f} s | {rate} | {rss / 2**20:,.0f} MiB | {note} |")
+    if counts:
+        lines += ["", f"Instruction counts (valgrind --tool=callgrind) on mid v4 ({mb(os.path.getsize(mid4)):.1f} MB):", "",
+                  "| command | instructions | per input byte |", "|---|---:|---:|"]
+        for sub, n, per in counts:
+            lines.append(f"| sparksave {sub} | {n:,} | {per:.1f} |")
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(OUT, "results.md"), "w") as f:
+        f.write(text + "\n")
+
+
+if __name__ == "__main__":
+    main()
