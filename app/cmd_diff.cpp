@@ -26,18 +26,35 @@ struct DiffOptionsCli {
     std::vector<std::string> ignore;
 };
 
-// A node's value for people: strings quoted, numbers bare, containers by size.
-std::string show_value(const Document& doc, NodeId id) {
+// A node's value for people: strings quoted, numbers bare, containers by size. A container
+// with a tag (a text archive's class name) shows it first, as dump does; a scalar shows its tag
+// (a text archive's type name) when asked: when the type is what changed.
+std::string show_value(const Document& doc, NodeId id, bool with_tag = false) {
     const Node& n = doc.node(id);
+    std::string tag;
+    if (n.tag != 0 && (with_tag || n.kind == NodeKind::object || n.kind == NodeKind::list))
+        tag = display(doc.tag(id)) + ' ';
     switch (n.kind) {
-    case NodeKind::object: return fmt::format("{{{} {}}}", doc.child_count(id), doc.child_count(id) == 1 ? "entry" : "entries");
-    case NodeKind::list: return fmt::format("[{} {}]", doc.child_count(id), doc.child_count(id) == 1 ? "item" : "items");
+    case NodeKind::object:
+        return tag + fmt::format("{{{} {}}}", doc.child_count(id),
+                                 doc.child_count(id) == 1 ? "entry" : "entries");
+    case NodeKind::list:
+        return tag + fmt::format("[{} {}]", doc.child_count(id),
+                                 doc.child_count(id) == 1 ? "item" : "items");
     case NodeKind::bytes:
-    case NodeKind::column: return fmt::format("<{} bytes>", doc.value(id).size());
-    case NodeKind::scalar: break;
+    case NodeKind::column:
+        return fmt::format("<{} bytes>", doc.value(id).size());
+    case NodeKind::scalar:
+        break;
     }
     const bool quoted = n.type == ValueType::string || n.type == ValueType::none;
-    return display(doc.value(id), quoted);
+    return tag + display(doc.value(id), quoted);
+}
+
+// Whether a change is one of tag (a text archive's class or type name changed).
+bool tag_changed(const Document& a, const Document& b, const Change& c) {
+    return c.old_node != k_no_node && c.new_node != k_no_node &&
+           a.tag(c.old_node) != b.tag(c.new_node);
 }
 
 std::string child_names(const Document& doc, NodeId id) {
@@ -58,7 +75,8 @@ std::string child_names(const Document& doc, NodeId id) {
 // path (entities[..].<Type>...), else the first step.
 std::string stat_group(const Change& c) {
     const auto& s = c.path.steps;
-    if (s.size() >= 3 && s[0].text == "entities" && s[2].kind == PathStep::Kind::name) return display(s[2].text);
+    if (s.size() >= 3 && s[0].text == "entities" && s[2].kind == PathStep::Kind::name)
+        return display(s[2].text);
     if (s.size() == 2 && s[0].text == "entities") return "entities";
     NodePath first;
     if (!s.empty()) first.steps.push_back(s[0]);
@@ -115,21 +133,26 @@ int run_diff(const DiffOptionsCli& o) {
             return s;
         };
         if (o.json) {
-            text = fmt::format("{{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}, \"groups\": {{", totals[0],
-                               totals[1], totals[2], totals[3]);
+            text = fmt::format("{{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": "
+                               "{}, \"groups\": {{",
+                               totals[0], totals[1], totals[2], totals[3]);
             bool first = true;
             for (const auto& [group, n] : groups) {
                 text += first ? "" : ", ";
                 first = false;
                 append_json_string(text, group);
-                text += fmt::format(": {{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}}}", n[0], n[1], n[2], n[3]);
+                text += fmt::format(
+                    ": {{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}}}",
+                    n[0], n[1], n[2], n[3]);
             }
             text += "}}\n";
         } else {
             std::size_t width = 0;
             for (const auto& [group, n] : groups) width = std::max(width, group.size());
-            for (const auto& [group, n] : groups) text += fmt::format("{:<{}}  {}\n", group, width, line(n));
-            text += fmt::format("{} {}: {}\n", changes.size(), changes.size() == 1 ? "difference" : "differences", line(totals));
+            for (const auto& [group, n] : groups)
+                text += fmt::format("{:<{}}  {}\n", group, width, line(n));
+            text += fmt::format("{} {}: {}\n", changes.size(),
+                                changes.size() == 1 ? "difference" : "differences", line(totals));
         }
     } else if (o.json) {
         text = changes.empty() ? "[]\n" : "[\n";
@@ -163,25 +186,45 @@ int run_diff(const DiffOptionsCli& o) {
                 text += ", \"new\": ";
                 value(b, c.new_node, c.new_text);
             }
+            if (c.op == Change::Op::change && tag_changed(a, b, c)) {
+                // What changed is the type (or class) name: old and new alone may not show it.
+                text += ", \"oldType\": ";
+                append_json_bytes(text, a.tag(c.old_node));
+                text += ", \"newType\": ";
+                append_json_bytes(text, b.tag(c.new_node));
+            }
             text += i + 1 < changes.size() ? "},\n" : "}\n";
         }
         if (!changes.empty()) text += "]\n";
     } else {
         for (const auto& c : changes) {
             const std::string path = c.path.str();
-            auto old_value = [&] { return c.old_node == k_no_node ? display(c.old_text) : show_value(a, c.old_node); };
-            auto new_value = [&] { return c.new_node == k_no_node ? display(c.new_text) : show_value(b, c.new_node); };
+            const bool tags = tag_changed(a, b, c);
+            auto old_value = [&] {
+                return c.old_node == k_no_node ? display(c.old_text)
+                                               : show_value(a, c.old_node, tags);
+            };
+            auto new_value = [&] {
+                return c.new_node == k_no_node ? display(c.new_text)
+                                               : show_value(b, c.new_node, tags);
+            };
             switch (c.op) {
-            case Change::Op::add: text += paint(Style::added, "+ " + path + ": " + new_value(), color); break;
-            case Change::Op::remove: text += paint(Style::removed, "- " + path + ": " + old_value(), color); break;
+            case Change::Op::add:
+                text += paint(Style::added, "+ " + path + ": " + new_value(), color);
+                break;
+            case Change::Op::remove:
+                text += paint(Style::removed, "- " + path + ": " + old_value(), color);
+                break;
             case Change::Op::change:
-                text += paint(Style::changed, "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color);
+                text += paint(Style::changed,
+                              "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color);
                 break;
             case Change::Op::order:
-                text += paint(Style::changed,
-                              "~ " + (path.empty() ? std::string("(top level)") : path) + ": order " +
-                                  child_names(a, c.old_node) + " \u2192 " + child_names(b, c.new_node),
-                              color);
+                text +=
+                    paint(Style::changed,
+                          "~ " + (path.empty() ? std::string("(top level)") : path) + ": order " +
+                              child_names(a, c.old_node) + " \u2192 " + child_names(b, c.new_node),
+                          color);
                 break;
             }
             text += '\n';
@@ -196,19 +239,29 @@ int run_diff(const DiffOptionsCli& o) {
 
 void setup_diff(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<DiffOptionsCli>();
-    CLI::App* cmd = app.add_subcommand("diff", "What changed between two saves of the same format (any versions)");
+    CLI::App* cmd = app.add_subcommand(
+        "diff", "What changed between two saves of the same format (any versions)");
     cmd->add_option("A", o->a, "The first save (the old one); - reads standard input")->required();
     cmd->add_option("B", o->b, "The second save (the new one)")->required();
-    cmd->add_flag("--json", o->json, "An array of {\"op\": add|remove|change|order, \"path\", \"old\", \"new\"}");
+    cmd->add_flag("--json", o->json,
+                  "An array of {\"op\": add|remove|change|order, \"path\", \"old\", \"new\"}");
     cmd->add_flag("--stat", o->stat, "Counts by kind and by component type instead of each change");
-    cmd->add_option("--epsilon", o->epsilon, "Numbers that differ by at most E are equal (default 0)")
+    cmd->add_option("--epsilon", o->epsilon,
+                    "Numbers that differ by at most E are equal (default 0)")
         ->check(CLI::NonNegativeNumber);
-    cmd->add_option("--ignore", o->ignore,
-                    "Leave out changes at or under PATH; * matches one step, ** any number (repeatable)");
-    cmd->add_flag("--order", o->order, "Also report children whose order changed (otherwise order is not a difference)");
-    cmd->footer("Entities match by name (then by position among equal names), components by type, properties and\n"
-                "custom state by key; values that are both numbers compare as numbers.\n"
-                "Exit status: 0 no difference, 1 differences, 2 an input cannot be read or parsed.");
+    cmd->add_option(
+        "--ignore", o->ignore,
+        "Leave out changes at or under PATH; * matches one step, ** any number (repeatable)");
+    cmd->add_flag("--order", o->order,
+                  "Also report children whose order changed (otherwise order is not a difference)");
+    cmd->footer(
+        "Entities match by name (then by position among equal names), components by type, "
+        "properties and\n"
+        "custom state by key; text archive entries and class children by name, Vector items by "
+        "position.\n"
+        "Values that are both numbers compare as numbers (a text archive string compares as "
+        "text).\n"
+        "Exit status: 0 no difference, 1 differences, 2 an input cannot be read or parsed.");
     cmd->callback([o, &exit_code] { exit_code = run_diff(*o); });
 }
 

@@ -6,6 +6,8 @@
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
 
+#include <memory>
+
 #include <fmt/format.h>
 
 namespace sparksave::app {
@@ -22,10 +24,59 @@ struct DumpOptions {
 // Reports the file's errors after what could be dumped; true when there were any.
 bool report_errors(const std::string& path, const Findings& findings) {
     for (const auto& f : findings.items())
-        if (f.severity == Severity::error) message(show_path(path), describe_finding(f, color_stderr()));
-    if (findings.dropped()) message(show_path(path), fmt::format("... and {} more findings", findings.dropped()));
+        if (f.severity == Severity::error)
+            message(show_path(path), describe_finding(f, color_stderr()));
+    if (findings.dropped())
+        message(show_path(path), fmt::format("... and {} more findings", findings.dropped()));
     return findings.has_errors();
 }
+
+// A whole-file dump of a format that reads part by part: each part is printed as it is read
+// and forgotten, so memory stays bounded whatever the file's size.
+class StreamedDump final : public PartConsumer {
+  public:
+    StreamedDump(const FormatInfo& format, bool json)
+        : format_(format), text_(PrintOptions{}, buffer_) {
+        if (json) json_ = format.json_parts(buffer_);
+    }
+    void head(Document& doc, std::uint64_t items) override {
+        if (json_) {
+            json_->head(doc);
+        } else {
+            buffer_ += fmt::format("format: {}\nversion: {}\n", format_.name, doc.version());
+            text_.head(doc, items);
+        }
+        drain();
+    }
+    void item(Document& doc, NodeId item, std::uint64_t index) override {
+        if (json_)
+            json_->item(doc, item);
+        else
+            text_.item(doc, item, index);
+        if (buffer_.size() >= (1u << 20)) drain();
+    }
+    void tail(Document& doc) override {
+        if (json_)
+            json_->tail(doc);
+        else
+            text_.tail(doc);
+        drain();
+    }
+    void finish() {
+        if (json_) json_->finish();
+        drain();
+    }
+
+  private:
+    void drain() {
+        out(buffer_);
+        buffer_.clear();
+    }
+    const FormatInfo& format_;
+    std::string buffer_;
+    TextParts text_;
+    std::unique_ptr<JsonParts> json_;
+};
 
 int run_dump(const DumpOptions& o) {
     if (o.json && o.offsets) {
@@ -47,6 +98,13 @@ int run_dump(const DumpOptions& o) {
         return loaded.exit_code;
     }
     const Input& in = *loaded.input;
+    if (!select && !o.offsets && in.format->stream && (!o.json || in.format->json_parts)) {
+        StreamedDump dump(*in.format, o.json);
+        Findings findings = in.format->stream(in.source, dump);
+        dump.finish();
+        out_flush();
+        return report_errors(in.path, findings) ? k_exit_finding : k_exit_ok;
+    }
     Parsed parsed = in.format->read(in.source, ReadOptions{});
     const Document& doc = parsed.doc;
 
@@ -68,8 +126,10 @@ int run_dump(const DumpOptions& o) {
         else
             in.format->to_json(doc, text);
     } else {
-        if (!select) text = fmt::format("format: {}\nversion: {}\n", in.format->name, doc.version());
-        print_text(doc, node, select ? select->str() : std::string(), PrintOptions{o.offsets}, text);
+        if (!select)
+            text = fmt::format("format: {}\nversion: {}\n", in.format->name, doc.version());
+        print_text(doc, node, select ? select->str() : std::string(), PrintOptions{o.offsets},
+                   text);
     }
     out(text);
     out_flush();
@@ -80,11 +140,17 @@ int run_dump(const DumpOptions& o) {
 
 void setup_dump(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<DumpOptions>();
-    CLI::App* cmd = app.add_subcommand("dump", "Show everything in a save: a text tree, or lossless JSON");
+    CLI::App* cmd =
+        app.add_subcommand("dump", "Show everything in a save: a text tree, or lossless JSON");
     cmd->add_option("FILE", o->file, "The save file; - reads standard input")->required();
-    cmd->add_flag("--json", o->json, "Lossless JSON that keeps every byte (schema: man sparksave-dump); `sparksave pack` rebuilds the identical file");
-    cmd->add_flag("--offsets", o->offsets, "Show each node's byte offset and length (@0x1c+9) in the text tree");
-    cmd->add_option("--select", o->select, "Only the subtree at this node path, e.g. entities[0].Transform or customState[\"a.b\"]");
+    cmd->add_flag("--json", o->json,
+                  "Lossless JSON that keeps every byte (schema: man sparksave-dump); `sparksave "
+                  "pack` rebuilds the identical file");
+    cmd->add_flag("--offsets", o->offsets,
+                  "Show each node's byte offset and length (@0x1c+9) in the text tree");
+    cmd->add_option(
+        "--select", o->select,
+        "Only the subtree at this node path, e.g. entities[0].Transform or customState[\"a.b\"]");
     cmd->footer("A damaged file dumps what could be read, then reports the error (exit 1).\n"
                 "Exit status: 0 dumped, 1 the file is invalid, 2 bad usage or unreadable file.");
     cmd->callback([o, &exit_code] { exit_code = run_dump(*o); });

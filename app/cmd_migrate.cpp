@@ -20,6 +20,9 @@ namespace sparksave::app {
 
 namespace {
 
+// Files at least this large are migrated part by part when their format can (bounded memory).
+constexpr std::size_t k_parts_threshold = 1u << 20;
+
 struct MigrateOptions {
     bool list = false;
     std::optional<std::uint32_t> to;
@@ -53,7 +56,8 @@ int list_steps() {
     for (const auto& step : migration_steps()) {
         if (format_name(step.format) != current) {
             current = format_name(step.format);
-            text += fmt::format("{} (current version {}):\n", current, format_info(step.format).current_version);
+            text += fmt::format("{} (current version {}):\n", current,
+                                format_info(step.format).current_version);
         }
         text += fmt::format("  v{} -> v{}  {:<22} {}\n", step.from, step.to, step.id, step.summary);
     }
@@ -71,8 +75,10 @@ Outcome fail(int exit_code, std::string reason) {
 }
 
 bool same_file(const fs::path& a, const fs::path& b) {
-    struct stat sa {}, sb {};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    struct stat sa {
+    }, sb{};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 // Writes `bytes` to `dest` unless it already holds exactly them (then it is left alone, mtime
@@ -83,11 +89,15 @@ Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool rep
     if (fs::exists(dest, ec)) {
         auto existing = read_file(dest, bytes.size());
         if (existing && (*existing)->view() == bytes) return false;
-        if (!replace) return make_error(ErrorCode::bad_usage, "the destination exists and differs; it is never overwritten");
+        if (!replace)
+            return make_error(ErrorCode::bad_usage,
+                              "the destination exists and differs; it is never overwritten");
     }
     if (!dest.parent_path().empty()) {
         fs::create_directories(dest.parent_path(), ec);
-        if (ec) return make_error(ErrorCode::io_error, "cannot create " + dest.parent_path().string() + ": " + ec.message());
+        if (ec)
+            return make_error(ErrorCode::io_error,
+                              "cannot create " + dest.parent_path().string() + ": " + ec.message());
     }
     AtomicWriteOptions options;
     options.replace_existing = replace;
@@ -101,7 +111,7 @@ class Migrator {
     explicit Migrator(const MigrateOptions& o) : o_(o) {}
 
     Outcome run(const FileList::Entry& entry) const {
-        Loaded loaded = load_input(entry.path);
+        Loaded loaded = load_input(entry.path, entry.format);
         if (!loaded.input) {
             Outcome o = fail(loaded.exit_code, loaded.error.message);
             o.unreadable = loaded.exit_code == k_exit_trouble;
@@ -109,19 +119,34 @@ class Migrator {
         }
         const Input& in = *loaded.input;
         const FormatInfo& format = *in.format;
-        Parsed parsed = format.read(in.source, ReadOptions{false});
+        // A large file of a format that reads part by part goes through the steps part by part,
+        // in bounded memory; a smaller one is read whole (and --dry-run always is: it needs the
+        // tree to report on).
+        const bool by_parts = format.stream && format.part_writer && !o_.dry_run &&
+                              in.source->view().size() >= k_parts_threshold;
+        std::optional<Parsed> parsed;
+        Findings findings;
         Outcome o;
         o.format = format.name;
-        o.from = parsed.doc.version();
-        if (const Error* e = parsed.findings.first_error())
+        if (by_parts) {
+            Summary s = format.summarize(in.source->view());
+            o.from = s.version;
+            findings = std::move(s.findings);
+        } else {
+            parsed = format.read(in.source, ReadOptions{false});
+            o.from = parsed->doc.version();
+            findings = parsed->findings;
+        }
+        if (const Error* e = findings.first_error())
             return fail(k_exit_finding, "does not parse: " + e->describe());
         o.to = o_.to.value_or(format.current_version);
         if (o.to > format.current_version)
-            return fail(k_exit_finding, fmt::format("{} has no version {} (the newest is {})", format.name, o.to,
-                                                    format.current_version));
+            return fail(k_exit_finding, fmt::format("{} has no version {} (the newest is {})",
+                                                    format.name, o.to, format.current_version));
         if (o.from > o.to)
-            return fail(k_exit_finding, fmt::format("{} v{} is newer than the target v{}: no downgrades", format.name,
-                                                    o.from, o.to));
+            return fail(k_exit_finding,
+                        fmt::format("{} v{} is newer than the target v{}: no downgrades",
+                                    format.name, o.from, o.to));
 
         auto destination = destination_of(entry);
         if (!destination) return fail(k_exit_trouble, destination.error().message);
@@ -132,7 +157,8 @@ class Migrator {
             // In place there is nothing to do: the file is not rewritten (bytes and mtime stay).
             // -o and --output-dir get a copy, so the output tree is complete.
             if (o_.in_place || o_.check || o_.dry_run || o.destination.empty()) return o;
-            auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(), verifier(format, o.to));
+            auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(),
+                                        verifier(format, o.to));
             if (!written) return write_failure(o.destination, written.error());
             if (*written) o.kind = Kind::copied;
             return o;
@@ -141,8 +167,9 @@ class Migrator {
             o.kind = Kind::needs_migration;
             return o;
         }
-        auto migrated = migrate(parsed.doc, o.to);
-        if (!migrated) return fail(k_exit_finding, explain(migrated.error(), parsed.findings));
+        if (by_parts) return migrate_by_parts(loaded, findings, std::move(o), *destination);
+        auto migrated = migrate(parsed->doc, o.to);
+        if (!migrated) return fail(k_exit_finding, explain(migrated.error(), findings));
         for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
         o.notes = std::move(migrated->notes);
         o.kind = Kind::migrated;
@@ -151,21 +178,60 @@ class Migrator {
         if (o_.in_place) {
             if (o_.backup) {
                 if (auto r = write_backup(in, o.from); !r)
-                return fail(r.error().code == ErrorCode::bad_usage ? k_exit_finding : k_exit_trouble, r.error().message);
+                    return fail(r.error().code == ErrorCode::bad_usage ? k_exit_finding
+                                                                       : k_exit_trouble,
+                                r.error().message);
             }
             AtomicWriteOptions options;
             options.verify = verifier(format, o.to);
             if (auto r = write_file_atomic(*destination, migrated->bytes, options); !r)
-                return fail(k_exit_trouble, "cannot write " + show_path(o.destination) + ": " + r.error().message);
+                return fail(k_exit_trouble,
+                            "cannot write " + show_path(o.destination) + ": " + r.error().message);
             return o;
         }
-        auto written = write_output(*destination, migrated->bytes, !o_.output_dir.empty(), verifier(format, o.to));
+        auto written = write_output(*destination, migrated->bytes, !o_.output_dir.empty(),
+                                    verifier(format, o.to));
         if (!written) return write_failure(o.destination, written.error());
         if (!*written) o.kind = Kind::already_migrated;
         return o;
     }
 
   private:
+    // Writes the migrated file part by part into its destination's temporary file; the input is
+    // let go before the result is read back and verified, so memory stays near one file's size.
+    Outcome migrate_by_parts(Loaded& loaded, const Findings& findings, Outcome o,
+                             const fs::path& destination) const {
+        const FormatInfo& format = *loaded.input->format;
+        if (o_.in_place && o_.backup)
+            if (auto r = write_backup(*loaded.input, o.from); !r)
+                return fail(r.error().code == ErrorCode::bad_usage ? k_exit_finding
+                                                                   : k_exit_trouble,
+                            r.error().message);
+        AtomicWriteOptions options;
+        options.verify = verifier(format, o.to);
+        options.replace_existing = o_.in_place || !o_.output_dir.empty();
+        options.skip_identical = !o_.in_place;
+        auto file = AtomicFile::create(destination, options);
+        if (!file) return write_failure(o.destination, file.error());
+        auto migrated =
+            migrate_parts(format, loaded.input->source, o.to,
+                          [&](std::string_view bytes) { return (*file)->write(bytes); });
+        if (!migrated) return fail(k_exit_finding, explain(migrated.error(), findings));
+        loaded.input.reset(); // unmap the input before the output is mapped to be checked
+        auto committed = (*file)->commit();
+        if (!committed) {
+            const Error& e = committed.error();
+            if (e.code == ErrorCode::io_error || e.code == ErrorCode::bad_usage)
+                return write_failure(o.destination, e);
+            return fail(k_exit_finding,
+                        explain(e, findings)); // the target's rules refused the result
+        }
+        for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
+        o.notes = std::move(migrated->notes);
+        o.kind = *committed ? Kind::migrated : Kind::already_migrated;
+        return o;
+    }
+
     // A refusal to overwrite is a finding (exit 1); anything else the system refused is trouble.
     static Outcome write_failure(const std::string& destination, const Error& e) {
         return fail(e.code == ErrorCode::bad_usage ? k_exit_finding : k_exit_trouble,
@@ -190,29 +256,41 @@ class Migrator {
     // relative to the argument it was found under>. Empty when nothing is written.
     Result<fs::path> destination_of(const FileList::Entry& entry) const {
         if (o_.in_place) {
-            if (entry.path == "-") return make_error(ErrorCode::bad_usage, "standard input cannot be migrated in place");
+            if (entry.path == "-")
+                return make_error(ErrorCode::bad_usage,
+                                  "standard input cannot be migrated in place");
             return fs::path(entry.path);
         }
         if (!o_.output.empty()) return fs::path(o_.output);
         if (o_.output_dir.empty()) return fs::path();
-        fs::path relative = entry.from_directory ? fs::path(entry.path).lexically_relative(entry.root)
-                                                 : fs::path(entry.path).filename();
+        fs::path relative = entry.from_directory
+                                ? fs::path(entry.path).lexically_relative(entry.root)
+                                : fs::path(entry.path).filename();
         if (entry.path == "-") relative = "stdin.out";
         fs::path dest = fs::path(o_.output_dir) / relative;
         if (same_file(dest, entry.path))
-            return make_error(ErrorCode::bad_usage, "the output " + show_path(dest.string()) +
-                                                        " is the input itself; use --in-place to replace it");
+            return make_error(ErrorCode::bad_usage,
+                              "the output " + show_path(dest.string()) +
+                                  " is the input itself; use --in-place to replace it");
         return dest;
     }
 
-    // Re-reads what was written: it must be a valid file of the target version.
-    static std::function<Result<void>(std::string_view)> verifier(const FormatInfo& format, std::uint32_t to) {
+    // Re-reads what was written: it must be a valid file of the target version. A rule it breaks
+    // comes back with its code and node path (as migrate() reports it), for explain().
+    static std::function<Result<void>(std::string_view)> verifier(const FormatInfo& format,
+                                                                  std::uint32_t to) {
         return [&format, to](std::string_view written) -> Result<void> {
             Summary s = format.summarize(written);
-            if (const Error* e = s.findings.first_error())
-                return make_error(ErrorCode::internal, "the written file does not verify: " + e->describe());
+            if (const Error* e = s.findings.first_error()) {
+                Error failed = *e;
+                failed.offset = k_no_offset;
+                failed.message = fmt::format("the v{} rules refuse the result: {}", to, e->message);
+                return failed;
+            }
             if (s.version != to)
-                return make_error(ErrorCode::internal, fmt::format("the written file reads as v{}, not v{}", s.version, to));
+                return make_error(
+                    ErrorCode::internal,
+                    fmt::format("the written file reads as v{}, not v{}", s.version, to));
             return {};
         };
     }
@@ -229,10 +307,14 @@ class Migrator {
         if (::stat(target->c_str(), &st) == 0) options.mode = static_cast<int>(st.st_mode & 07777);
         std::error_code ec;
         if (fs::exists(fs::symlink_status(backup, ec)))
-            return make_error(ErrorCode::bad_usage, "the backup " + show_path(backup.string()) +
-                                                        " exists and is never overwritten: file not migrated");
+            return make_error(ErrorCode::bad_usage,
+                              "the backup " + show_path(backup.string()) +
+                                  " exists and is never overwritten: file not migrated");
         auto r = write_file_atomic(backup, in.source->view(), options);
-        if (!r) return make_error(ErrorCode::io_error, "cannot write the backup " + show_path(backup.string()) + ": " + r.error().message);
+        if (!r)
+            return make_error(ErrorCode::io_error, "cannot write the backup " +
+                                                       show_path(backup.string()) + ": " +
+                                                       r.error().message);
         return {};
     }
 
@@ -240,21 +322,30 @@ class Migrator {
 };
 
 // One line per file: a label padded to one width, the path, what happened.
-std::string report(const std::string& path, const Outcome& o, const MigrateOptions& opt, bool color) {
+std::string report(const std::string& path, const Outcome& o, const MigrateOptions& opt,
+                   bool color) {
     auto label = [&](Style style, std::string_view text) {
         return paint(style, fmt::format("{:<13}", text), color) + " " + show_path(path) + ": ";
     };
-    const std::string dest =
-        o.destination.empty() || o.destination == path ? std::string() : " -> " + show_path(o.destination);
+    const std::string dest = o.destination.empty() || o.destination == path
+                                 ? std::string()
+                                 : " -> " + show_path(o.destination);
     switch (o.kind) {
-    case Kind::failed: return label(Style::fail, "FAIL") + o.reason + "\n";
-    case Kind::up_to_date: return label(Style::dim, "up to date") + fmt::format("{} v{}\n", o.format, o.from);
-    case Kind::copied: return label(Style::dim, "up to date") + fmt::format("{} v{}, copied{}\n", o.format, o.from, dest);
+    case Kind::failed:
+        return label(Style::fail, "FAIL") + o.reason + "\n";
+    case Kind::up_to_date:
+        return label(Style::dim, "up to date") + fmt::format("{} v{}\n", o.format, o.from);
+    case Kind::copied:
+        return label(Style::dim, "up to date") +
+               fmt::format("{} v{}, copied{}\n", o.format, o.from, dest);
     case Kind::already_migrated:
-        return label(Style::dim, "up to date") + fmt::format("{} v{}{} already holds the v{} result\n", o.format, o.from, dest, o.to);
+        return label(Style::dim, "up to date") +
+               fmt::format("{} v{}{} already holds the v{} result\n", o.format, o.from, dest, o.to);
     case Kind::needs_migration:
-        return label(Style::warning, "outdated") + fmt::format("{} v{}, needs migration to v{}\n", o.format, o.from, o.to);
-    case Kind::migrated: break;
+        return label(Style::warning, "outdated") +
+               fmt::format("{} v{}, needs migration to v{}\n", o.format, o.from, o.to);
+    case Kind::migrated:
+        break;
     }
     std::string line = label(Style::ok, opt.dry_run ? "would migrate" : "migrated") +
                        fmt::format("{} v{} -> v{}{}\n", o.format, o.from, o.to, dest);
@@ -274,11 +365,14 @@ int run_migrate(const MigrateOptions& o) {
         message(text);
         return k_exit_trouble;
     };
-    if (o.paths.empty()) return usage("migrate: give the files or directories to migrate (or --list)");
+    if (o.paths.empty())
+        return usage("migrate: give the files or directories to migrate (or --list)");
     if (o.dry_run && o.check) return usage("migrate: --dry-run and --check cannot be combined");
-    if (modes > 1) return usage("migrate: choose one output mode: --in-place, -o FILE or --output-dir DIR");
+    if (modes > 1)
+        return usage("migrate: choose one output mode: --in-place, -o FILE or --output-dir DIR");
     if (modes == 0 && !o.dry_run && !o.check)
-        return usage("migrate: choose an output mode: --in-place, -o FILE or --output-dir DIR (or --dry-run, --check)");
+        return usage("migrate: choose an output mode: --in-place, -o FILE or --output-dir DIR (or "
+                     "--dry-run, --check)");
     if (o.backup && !o.in_place) return usage("migrate: --backup goes with --in-place");
 
     FileList list = collect_files(o.paths);
@@ -291,17 +385,24 @@ int run_migrate(const MigrateOptions& o) {
     int exit_code = list.errors ? k_exit_trouble : k_exit_ok;
     Progress progress(o.check ? "checking" : "migrating", list.files.size());
     parallel_for_ordered(
-        list.files.size(), o.jobs, [&](std::size_t i) { outcomes[i] = migrator.run(list.files[i]); },
+        list.files.size(), o.jobs,
+        [&](std::size_t i) { outcomes[i] = migrator.run(list.files[i]); },
         [&](std::size_t i) {
             Outcome& r = outcomes[i];
             progress.step(list.files[i].path);
             progress.clear();
             switch (r.kind) {
-            case Kind::migrated: ++migrated; break;
+            case Kind::migrated:
+                ++migrated;
+                break;
             case Kind::already_migrated:
             case Kind::up_to_date:
-            case Kind::copied: ++up_to_date; break;
-            case Kind::needs_migration: ++outdated; break;
+            case Kind::copied:
+                ++up_to_date;
+                break;
+            case Kind::needs_migration:
+                ++outdated;
+                break;
             case Kind::failed:
                 ++failed;
                 exit_code = std::max(exit_code, r.exit_code);
@@ -316,11 +417,14 @@ int run_migrate(const MigrateOptions& o) {
     progress.clear();
     std::string summary;
     if (o.check)
-        summary = fmt::format("{} need migration, {} up to date, {} failed", outdated, up_to_date, failed);
+        summary = fmt::format("{} need migration, {} up to date, {} failed", outdated, up_to_date,
+                              failed);
     else if (o.dry_run)
-        summary = fmt::format("{} would be migrated, {} up to date, {} would fail", migrated, up_to_date, failed);
+        summary = fmt::format("{} would be migrated, {} up to date, {} would fail", migrated,
+                              up_to_date, failed);
     else
-        summary = fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
+        summary =
+            fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
     if (list.skipped) summary += fmt::format(", {} skipped (no known format)", list.skipped);
     if (list.errors) summary += fmt::format(", {} unreadable", list.errors);
     out(summary + "\n");
@@ -333,22 +437,35 @@ int run_migrate(const MigrateOptions& o) {
 
 void setup_migrate(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<MigrateOptions>();
-    CLI::App* cmd = app.add_subcommand("migrate", "Bring saves up to the version the current engine loads, safely");
+    CLI::App* cmd = app.add_subcommand(
+        "migrate", "Bring saves up to the version the current engine loads, safely");
     cmd->add_flag("--list", o->list, "List the migration steps of every format and exit");
-    cmd->add_option("--to", o->to, "Target version (default: the newest of each file's format); no downgrades");
-    cmd->add_flag("--in-place", o->in_place, "Replace each file (keeps its permission bits; a symbolic link stays a link)");
-    cmd->add_flag("--backup", o->backup, "With --in-place: keep the original as FILE.v<old>.bak (never overwrites one)");
-    cmd->add_option("-o,--output", o->output, "Write the one input to FILE (an existing different FILE is never overwritten)");
-    cmd->add_option("--output-dir", o->output_dir,
-                    "Write every input under DIR at its path relative to the argument it was found under; "
-                    "up-to-date files are copied so DIR is complete");
-    cmd->add_flag("--dry-run", o->dry_run, "Print each file's plan (the steps that would run) and write nothing");
-    cmd->add_flag("--check", o->check, "Write nothing; exit 1 when any file is below the target (for CI)");
-    cmd->add_option("-j,--jobs", o->jobs, "Files migrated in parallel (default: one per core)")->check(CLI::Range(0u, 64u));
+    cmd->add_option("--to", o->to,
+                    "Target version (default: the newest of each file's format); no downgrades");
+    cmd->add_flag("--in-place", o->in_place,
+                  "Replace each file (keeps its permission bits; a symbolic link stays a link)");
+    cmd->add_flag("--backup", o->backup,
+                  "With --in-place: keep the original as FILE.v<old>.bak (never overwrites one)");
+    cmd->add_option(
+        "-o,--output", o->output,
+        "Write the one input to FILE (an existing different FILE is never overwritten)");
+    cmd->add_option(
+        "--output-dir", o->output_dir,
+        "Write every input under DIR at its path relative to the argument it was found under; "
+        "up-to-date files are copied so DIR is complete");
+    cmd->add_flag("--dry-run", o->dry_run,
+                  "Print each file's plan (the steps that would run) and write nothing");
+    cmd->add_flag("--check", o->check,
+                  "Write nothing; exit 1 when any file is below the target (for CI)");
+    cmd->add_option("-j,--jobs", o->jobs, "Files migrated in parallel (default: one per core)")
+        ->check(CLI::Range(0u, 64u));
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
-    cmd->footer("Each output is written to a temporary file beside its destination, flushed, read back and verified,\n"
-                "then renamed into place: on any failure the input and any existing output stay as they were.\n"
-                "Exit status: 0 nothing failed, 1 a file could not be migrated (or, with --check, needs migration),\n"
+    cmd->footer("Each output is written to a temporary file beside its destination, flushed, read "
+                "back and verified,\n"
+                "then renamed into place: on any failure the input and any existing output stay as "
+                "they were.\n"
+                "Exit status: 0 nothing failed, 1 a file could not be migrated (or, with --check, "
+                "needs migration),\n"
                 "2 bad usage or a path that cannot be read or written.");
     cmd->callback([o, &exit_code] { exit_code = run_migrate(*o); });
 }

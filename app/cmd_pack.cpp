@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <optional>
 #include <unistd.h>
 
 namespace sparksave::app {
@@ -22,13 +24,34 @@ struct PackOptions {
     std::string output;
 };
 
+// The format name when the text starts like a dump does: `{ "format": "<plain name>"`.
+std::optional<std::string> leading_format(std::string_view t) {
+    std::size_t i = 0;
+    auto space = [&] {
+        while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\t' || t[i] == '\r')) ++i;
+    };
+    auto literal = [&](std::string_view s) {
+        space();
+        if (t.substr(i, s.size()) != s) return false;
+        i += s.size();
+        return true;
+    };
+    if (!literal("{") || !literal("\"format\"") || !literal(":") || !literal("\""))
+        return std::nullopt;
+    const std::size_t start = i;
+    while (i < t.size() && i - start < 32 && ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')) ++i;
+    if (i >= t.size() || t[i] != '"') return std::nullopt;
+    return std::string(t.substr(start, i - start));
+}
+
 // The largest JSON pack reads: a dump of the largest save (512 MiB) with every byte escaped
 // stays well under this.
 constexpr std::uint64_t k_max_json = 8ull << 30;
 
 int run_pack(const PackOptions& o) {
     if (o.output.empty() && ::isatty(STDOUT_FILENO) == 1) {
-        message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the output");
+        message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the "
+                "output");
         return k_exit_trouble;
     }
     auto source = read_file(o.json, k_max_json);
@@ -38,31 +61,84 @@ int run_pack(const PackOptions& o) {
     }
     const std::string_view text = (*source)->view();
 
-    json::Reader reader(text);
-    auto root = reader.validate();
-    if (!root) {
-        message(show_path(o.json), "not valid JSON: " + root.error().describe());
-        return k_exit_finding;
-    }
-    json::Value format_value;
-    if (root->kind != json::Kind::object || !reader.find(*root, "format", format_value) ||
-        format_value.kind != json::Kind::string) {
-        message(show_path(o.json), reader.error_at(*root, "", "expected a dump of `sparksave dump --json`: an object "
-                                                             "with a \"format\" string")
-                                       .describe());
-        return k_exit_finding;
-    }
-    const std::string name = reader.decoded(format_value);
-    const FormatInfo* format = format_by_name(name);
+    // Which format: a dump starts with its "format" member; anything else is validated whole
+    // first (the format's own reading validates again: a dump of a large save is read once).
+    const FormatInfo* format = nullptr;
+    if (auto name = leading_format(text)) format = format_by_name(*name);
     if (!format) {
-        message(show_path(o.json), reader.error_at(format_value, "format", "expected one of " + format_names() +
-                                                                              ", found " + display(name, true))
-                                       .describe());
-        return k_exit_finding;
+        json::Reader reader(text);
+        auto root = reader.validate();
+        if (!root) {
+            message(show_path(o.json), root.error().describe());
+            return k_exit_finding;
+        }
+        json::Value format_value;
+        if (root->kind != json::Kind::object || !reader.find(*root, "format", format_value) ||
+            format_value.kind != json::Kind::string) {
+            message(show_path(o.json),
+                    reader
+                        .error_at(*root, "",
+                                  "expected a dump of `sparksave dump --json`: an object "
+                                  "with a \"format\" string")
+                        .describe());
+            return k_exit_finding;
+        }
+        const std::string name = reader.decoded(format_value);
+        format = format_by_name(name);
+        if (!format) {
+            message(show_path(o.json), reader
+                                           .error_at(format_value, "format",
+                                                     "expected one of " + format_names() +
+                                                         ", found " + display(name, true))
+                                           .describe());
+            return k_exit_finding;
+        }
     }
     if (!format->from_json) {
         message(show_path(o.json), fmt::format("pack does not support {} files yet", format->name));
         return k_exit_trouble;
+    }
+    // To a file, a format that can hands the bytes on as it makes them: they go straight into
+    // the temporary file, which is read back and checked before it takes the name.
+    if (!o.output.empty() && format->from_json_to) {
+        AtomicWriteOptions options;
+        std::string refusal;
+        options.verify = [&](std::string_view written) -> Result<void> {
+            Summary check = format->summarize(written);
+            if (!check.findings.has_errors()) return {};
+            for (const auto& f : check.findings.items()) {
+                if (f.severity != Severity::error) continue;
+                Error e = f;
+                e.offset = k_no_offset; // an offset in bytes that were never written would mislead
+                refusal += fmt::format(
+                    "sparksave: {}: refused: the JSON describes an invalid {} v{}: {}\n",
+                    show_path(o.json), format->name, check.version, e.describe());
+            }
+            return make_error(ErrorCode::bad_value, "refused");
+        };
+        auto file = AtomicFile::create(o.output, options);
+        if (!file) {
+            message(show_path(o.output), "cannot write: " + file.error().message);
+            return k_exit_trouble;
+        }
+        auto packed =
+            format->from_json_to(text, [&](std::string_view b) { return (*file)->write(b); });
+        if (!packed) {
+            message(show_path(o.json), packed.error().describe());
+            return k_exit_finding;
+        }
+        for (const auto& note : packed->notes) message(show_path(o.json), "note: " + note);
+        source->reset(); // let the JSON go before the result is mapped to be checked
+        auto committed = (*file)->commit();
+        if (!committed) {
+            if (!refusal.empty()) {
+                std::fputs(refusal.c_str(), stderr);
+                return k_exit_finding;
+            }
+            message(show_path(o.output), "cannot write: " + committed.error().message);
+            return k_exit_trouble;
+        }
+        return k_exit_ok;
     }
     auto packed = format->from_json(text);
     if (!packed) {
@@ -77,9 +153,13 @@ int run_pack(const PackOptions& o) {
         for (const auto& f : check.findings.items()) {
             if (f.severity != Severity::error) continue;
             Error e = f;
-            e.offset = k_no_offset; // an offset in bytes that were never written would mislead
-            message(show_path(o.json), fmt::format("refused: the JSON describes an invalid {} v{}: {}", format->name,
-                                                   check.version, e.describe()));
+            // An offset or line:column in bytes that were never written would mislead: the
+            // node path says where.
+            e.offset = k_no_offset;
+            e.line = e.column = 0;
+            message(show_path(o.json),
+                    fmt::format("refused: the JSON describes an invalid {} v{}: {}", format->name,
+                                check.version, e.describe()));
         }
         return k_exit_finding;
     }
@@ -99,14 +179,18 @@ int run_pack(const PackOptions& o) {
 
 void setup_pack(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<PackOptions>();
-    CLI::App* cmd = app.add_subcommand("pack", "Build a save from the JSON of `dump --json` (the inverse of dump --json)");
+    CLI::App* cmd = app.add_subcommand(
+        "pack", "Build a save from the JSON of `dump --json` (the inverse of dump --json)");
     cmd->add_option("JSON", o->json, "The JSON file; - reads standard input")->required();
-    cmd->add_option("-o,--output", o->output,
-                    "Write the save to FILE atomically (default: standard output, unless it is a terminal)");
-    cmd->footer("An unedited dump packs back to the identical file. An edited one that breaks a rule of its\n"
-                "format and version is refused with the node path; checksums are recomputed.\n"
-                "Exit status: 0 written, 1 the JSON is not a valid dump or describes an invalid save,\n"
-                "2 bad usage or a file that cannot be read or written.");
+    cmd->add_option(
+        "-o,--output", o->output,
+        "Write the save to FILE atomically (default: standard output, unless it is a terminal)");
+    cmd->footer(
+        "An unedited dump packs back to the identical file. An edited one that breaks a rule of "
+        "its\n"
+        "format and version is refused with the node path; checksums are recomputed.\n"
+        "Exit status: 0 written, 1 the JSON is not a valid dump or describes an invalid save,\n"
+        "2 bad usage or a file that cannot be read or written.");
     cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });
 }
 

@@ -3,8 +3,8 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include "sparksave/json_out.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/json_out.hpp"
 
 #include <fmt/format.h>
 
@@ -56,7 +56,8 @@ std::string json_line(const FileResult& r) {
     line += r.format && r.summary.version_known ? std::to_string(r.summary.version) : "null";
     line += ", \"ok\": ";
     line += r.ok ? "true" : "false";
-    if (r.summary.checksum) line += fmt::format(", \"checksum\": \"{:#010x}\"", *r.summary.checksum);
+    if (r.summary.checksum)
+        line += fmt::format(", \"checksum\": \"{:#010x}\"", *r.summary.checksum);
     line += ", \"findings\": [";
     bool first = true;
     auto add = [&](const Error& f) {
@@ -94,7 +95,8 @@ std::string text_lines(const FileResult& r, const VerifyOptions& o, bool color) 
             text += "      " + describe_finding(f, color) + "\n";
         }
         if (r.summary.findings.dropped())
-            text += fmt::format("      ... and {} more findings not shown\n", r.summary.findings.dropped());
+            text += fmt::format("      ... and {} more findings not shown\n",
+                                r.summary.findings.dropped());
     }
     return text;
 }
@@ -110,7 +112,7 @@ int run_verify(const VerifyOptions& o) {
         [&](std::size_t i) {
             FileResult& r = results[i];
             r.path = list.files[i].path;
-            Loaded loaded = load_input(r.path);
+            Loaded loaded = load_input(r.path, list.files[i].format);
             if (!loaded.input) {
                 r.load_error = loaded.error;
                 r.unreadable = loaded.exit_code == k_exit_trouble;
@@ -154,12 +156,18 @@ int run_verify(const VerifyOptions& o) {
 
 void setup_verify(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<VerifyOptions>();
-    CLI::App* cmd = app.add_subcommand("verify", "Check every rule of each file's format and version: is it intact, will the engine load it?");
-    cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively); - reads standard input")->required();
-    cmd->add_flag("--json", o->json, "One JSON object per file (JSON Lines): path, format, version, ok, checksum, findings");
+    CLI::App* cmd = app.add_subcommand("verify", "Check every rule of each file's format and "
+                                                 "version: is it intact, will the engine load it?");
+    cmd->add_option("PATH", o->paths,
+                    "Save files or directories (walked recursively); - reads standard input")
+        ->required();
+    cmd->add_flag(
+        "--json", o->json,
+        "One JSON object per file (JSON Lines): path, format, version, ok, checksum, findings");
     cmd->add_flag("-q,--quiet", o->quiet, "Print failing files only");
     cmd->add_flag("--strict", o->strict, "Warnings fail a file too");
-    cmd->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: one per core)")->check(CLI::Range(0u, 1024u));
+    cmd->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: one per core)")
+        ->check(CLI::Range(0u, 1024u));
     cmd->footer("Exit status: 0 every file is OK, 1 a file is not, 2 a path cannot be read.");
     cmd->callback([o, &exit_code] { exit_code = run_verify(*o); });
 }

@@ -28,11 +28,13 @@ GlobalOptions& globals() {
 void add_global_options(CLI::App& app) {
     std::vector<std::string> names;
     for (const auto& f : format_table()) names.emplace_back(f.name);
-    app.add_option("--color", globals().color, "Colour output: auto (on a terminal, unless NO_COLOR is set), always, never")
+    app.add_option("--color", globals().color,
+                   "Colour output: auto (on a terminal, unless NO_COLOR is set), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->default_str("auto");
     app.add_option("--input-format", globals().input_format,
-                   "Read inputs as this format instead of detecting it from their content: " + format_names())
+                   "Read inputs as this format instead of detecting it from their content: " +
+                       format_names())
         ->check(CLI::IsMember(names));
 }
 
@@ -57,7 +59,9 @@ void write_stdout(std::string_view text) {
             if (errno == EINTR) continue;
             // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. End quietly on
             // a closed pipe; report anything else.
-            if (errno != EPIPE) std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n", std::strerror(errno));
+            if (errno != EPIPE)
+                std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n",
+                             std::strerror(errno));
             std::_Exit(errno == EPIPE ? k_exit_ok : k_exit_trouble);
         }
         text.remove_prefix(static_cast<std::size_t>(n));
@@ -87,21 +91,41 @@ void out_flush() {
     b.clear();
 }
 
-bool color_stdout() { return want_color(STDOUT_FILENO); }
-bool color_stderr() { return want_color(STDERR_FILENO); }
+bool color_stdout() {
+    return want_color(STDOUT_FILENO);
+}
+bool color_stderr() {
+    return want_color(STDERR_FILENO);
+}
 
 std::string paint(Style style, std::string_view text, bool enabled) {
     if (!enabled) return std::string(text);
     std::string_view code;
     switch (style) {
-    case Style::ok: code = "32"; break;
-    case Style::fail: code = "1;31"; break;
-    case Style::error: code = "31"; break;
-    case Style::warning: code = "33"; break;
-    case Style::added: code = "32"; break;
-    case Style::removed: code = "31"; break;
-    case Style::changed: code = "33"; break;
-    case Style::dim: code = "2"; break;
+    case Style::ok:
+        code = "32";
+        break;
+    case Style::fail:
+        code = "1;31";
+        break;
+    case Style::error:
+        code = "31";
+        break;
+    case Style::warning:
+        code = "33";
+        break;
+    case Style::added:
+        code = "32";
+        break;
+    case Style::removed:
+        code = "31";
+        break;
+    case Style::changed:
+        code = "33";
+        break;
+    case Style::dim:
+        code = "2";
+        break;
     }
     return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
 }
@@ -120,16 +144,18 @@ void message(std::string_view text) {
     std::fflush(stderr);
 }
 
-std::string show_path(std::string_view path) { return display(path); }
+std::string show_path(std::string_view path) {
+    return display(path);
+}
 
 std::string describe_finding(const Error& f, bool color) {
     Style style = f.severity == Severity::error ? Style::error : Style::warning;
     return paint(style, severity_name(f.severity), color) + ": " + f.describe();
 }
 
-Loaded load_input(const std::string& path) {
+Loaded load_input(const std::string& path, const FormatInfo* known) {
     Loaded result;
-    const FormatInfo* format = forced_format();
+    const FormatInfo* format = known ? known : forced_format();
     std::uint64_t limit = 0;
     if (format) {
         limit = format->max_file_size;
@@ -148,7 +174,9 @@ Loaded load_input(const std::string& path) {
         }
         format = detect_format(*head);
         if (!format) {
-            result.error = make_error(ErrorCode::unknown_format, "not a save file of any known format (" + format_names() + ")");
+            result.error =
+                make_error(ErrorCode::unknown_format,
+                           "not a save file of any known format (" + format_names() + ")");
             result.exit_code = k_exit_finding;
             return result;
         }
@@ -159,13 +187,16 @@ Loaded load_input(const std::string& path) {
     auto source = read_file(path, limit);
     if (!source) {
         result.error = source.error();
-        result.exit_code = source.error().code == ErrorCode::too_large ? k_exit_finding : k_exit_trouble;
+        result.exit_code =
+            source.error().code == ErrorCode::too_large ? k_exit_finding : k_exit_trouble;
         return result;
     }
     if (!format) {
         format = detect_format((*source)->view().substr(0, k_detect_bytes));
         if (!format) {
-            result.error = make_error(ErrorCode::unknown_format, "not a save file of any known format (" + format_names() + ")");
+            result.error =
+                make_error(ErrorCode::unknown_format,
+                           "not a save file of any known format (" + format_names() + ")");
             result.exit_code = k_exit_finding;
             return result;
         }
@@ -201,19 +232,21 @@ FileList collect_files(const std::vector<std::string>& paths) {
         }
         std::sort(found.begin(), found.end());
         for (auto& file : found) {
-            if (!forced_format()) {
+            const FormatInfo* format = forced_format();
+            if (!format) {
                 auto head = read_head(file, k_detect_bytes);
                 if (!head) {
                     message(show_path(file), head.error().message);
                     ++list.errors;
                     continue;
                 }
-                if (!detect_format(*head)) {
+                format = detect_format(*head);
+                if (!format) {
                     ++list.skipped;
                     continue;
                 }
             }
-            list.files.push_back({std::move(file), true, path});
+            list.files.push_back({std::move(file), true, path, format});
         }
     }
     return list;
@@ -222,7 +255,9 @@ FileList collect_files(const std::vector<std::string>& paths) {
 Progress::Progress(std::string_view verb, std::size_t total)
     : verb_(verb), total_(total), enabled_(total >= 20 && ::isatty(STDERR_FILENO) == 1) {}
 
-Progress::~Progress() { clear(); }
+Progress::~Progress() {
+    clear();
+}
 
 void Progress::step(std::string_view path) {
     ++done_;
@@ -243,7 +278,8 @@ void Progress::clear() {
     shown_ = false;
 }
 
-void parallel_for_ordered(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& work,
+void parallel_for_ordered(std::size_t count, unsigned jobs,
+                          const std::function<void(std::size_t)>& work,
                           const std::function<void(std::size_t)>& done) {
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, count));

@@ -65,7 +65,8 @@ struct Loaded {
     Error error;
     int exit_code = k_exit_ok;
 };
-Loaded load_input(const std::string& path);
+// `known`: the format, when the caller already detected it (collect_files did).
+Loaded load_input(const std::string& path, const FormatInfo* known = nullptr);
 
 // The files under the command-line PATHs: a file as given, a directory walked recursively
 // (sorted, so output is stable). Files of no known format under a directory are skipped and
@@ -74,7 +75,8 @@ struct FileList {
     struct Entry {
         std::string path;
         bool from_directory = false;
-        std::string root; // the command-line argument it was found under
+        std::string root;                   // the command-line argument it was found under
+        const FormatInfo* format = nullptr; // detected while walking a directory
     };
     std::vector<Entry> files;
     std::size_t skipped = 0; // files of no known format found in directories
@@ -100,7 +102,8 @@ class Progress {
 
 // Runs `work(i)` for i in [0, count) on `jobs` threads (0: one per core) and calls `done(i)`
 // on the calling thread in index order as results become ready.
-void parallel_for_ordered(std::size_t count, unsigned jobs, const std::function<void(std::size_t)>& work,
+void parallel_for_ordered(std::size_t count, unsigned jobs,
+                          const std::function<void(std::size_t)>& work,
                           const std::function<void(std::size_t)>& done);
 
 } // namespace sparksave::app

@@ -1,10 +1,16 @@
 // The format table: every format sparksave reads, in detection order (DESIGN.md: an explicit
 // table, not self-registering statics). Adding a format means adding its row here.
+#include "gmsv/spec.hpp"
+#include "spark_kv/spec.hpp"
 #include "spark_save/spec.hpp"
+#include "tess_world/spec.hpp"
 #include "text_archive/spec.hpp"
 
 #include "sparksave/format.hpp"
+#include "sparksave/gmsv.hpp"
+#include "sparksave/spark_kv.hpp"
 #include "sparksave/spark_save.hpp"
+#include "sparksave/tess_world.hpp"
 #include "sparksave/text_archive.hpp"
 
 namespace sparksave {
@@ -24,6 +30,10 @@ const FormatInfo k_formats[] = {
         .write = spark_save::write,
         .to_json = spark_save::to_json,
         .from_json = spark_save::from_json,
+        .stream = spark_save::stream,
+        .json_parts = spark_save::json_parts,
+        .part_writer = spark_save::part_writer,
+        .from_json_to = spark_save::from_json_to,
     },
     {
         .id = FormatId::text_archive,
@@ -36,12 +46,60 @@ const FormatInfo k_formats[] = {
         .summarize = text_archive::summarize,
         .write = text_archive::write,
         .to_json = text_archive::to_json,
-        .from_json = nullptr, // pack of text archives: not written yet
+        .from_json = text_archive::from_json,
+    },
+    // tess world archive (FORMATS.md 4): the 8-byte magic "TESSWLD\0".
+    {
+        .id = FormatId::tess_world,
+        .name = "tess_world",
+        .title = "tess world archive",
+        .max_file_size = tess_world::k_max_file_size,
+        .current_version = tess_world::k_current_version,
+        .detect = tess_world::detect,
+        .read = tess_world::read,
+        .summarize = tess_world::summarize,
+        .write = tess_world::write,
+        .to_json = tess_world::to_json,
+        .from_json = tess_world::from_json,
+    },
+    // GMSV save (FORMATS.md 5, the ECS save-system design of seed 003): the magic "GMSV".
+    {
+        .id = FormatId::gmsv,
+        .name = "gmsv",
+        .title = "GMSV save (ECS save-system design)",
+        .max_file_size = gmsv::k_max_file_size,
+        .current_version = gmsv::k_current_version,
+        .detect = gmsv::detect,
+        .read = gmsv::read,
+        .summarize = gmsv::summarize,
+        .write = gmsv::write,
+        .to_json = gmsv::to_json,
+        .from_json = gmsv::from_json,
+    },
+    // spark-kv (FORMATS.md 3): a v2 store is recognised by its marker line `#!spark-kv-v2`; a
+    // legacy store has no signature at all, so it is recognised conservatively, by the shape of
+    // every line of the head (one `key<TAB>value` each, keys without spaces, no NUL byte; see
+    // formats/spark_kv/read.cpp). That rule must never take another format's file: keep this row
+    // after every format that has a magic number or a fixed first line.
+    {
+        .id = FormatId::spark_kv,
+        .name = "spark_kv",
+        .title = "SparkEngine spark-kv store (AsyncDatabase file)",
+        .max_file_size = spark_kv::k_max_file_size,
+        .current_version = spark_kv::k_current_version,
+        .detect = spark_kv::detect,
+        .read = spark_kv::read,
+        .summarize = spark_kv::summarize,
+        .write = spark_kv::write,
+        .to_json = spark_kv::to_json,
+        .from_json = spark_kv::from_json,
     },
 };
 
 } // namespace
 
-std::span<const FormatInfo> format_table() noexcept { return k_formats; }
+std::span<const FormatInfo> format_table() noexcept {
+    return k_formats;
+}
 
 } // namespace sparksave

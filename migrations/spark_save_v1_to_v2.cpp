@@ -9,8 +9,12 @@ namespace sparksave::migrations {
 
 Result<void> spark_save_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     const NodeId metadata = doc.child(doc.root(), spark_save::k_metadata);
+    if (metadata == k_no_node && doc.part() != Document::Part::whole &&
+        doc.part() != Document::Part::head)
+        return {}; // a part of a large file without the metadata: nothing to change here
     if (metadata == k_no_node)
-        return make_error(ErrorCode::bad_metadata, "expected a metadata block", k_no_offset, "metadata");
+        return make_error(ErrorCode::bad_metadata, "expected a metadata block", k_no_offset,
+                          "metadata");
     const std::string raw(doc.value(metadata));
     spark_save::Metadata meta;
     auto ignore = [](std::size_t, std::string, std::string) {};
@@ -32,7 +36,8 @@ Result<void> spark_save_v1_to_v2(Document& doc, std::vector<std::string>& notes)
             ++at;
         }
         block = raw.substr(0, at) + "\n" + raw.substr(at);
-        notes.emplace_back("metadata: fields missing, so only the screenshotPath line was inserted");
+        notes.emplace_back(
+            "metadata: fields missing, so only the screenshotPath line was inserted");
     }
     spark_save::replace_metadata(doc, metadata, block, 2);
     return {};

@@ -12,37 +12,45 @@ namespace sparksave::migrations {
 
 Result<void> spark_save_v2_to_v3(Document& doc, std::vector<std::string>& notes) {
     const NodeId root = doc.root();
+    const bool whole = doc.part() == Document::Part::whole;
     const NodeId entities = doc.child(root, spark_save::k_entities);
-    if (entities == k_no_node)
-        return make_error(ErrorCode::bad_value, "expected the entity list", k_no_offset, "entities");
+    if (entities == k_no_node && whole)
+        return make_error(ErrorCode::bad_value, "expected the entity list", k_no_offset,
+                          "entities");
     const Str parent_name = doc.text(spark_save::k_parent);
     const Str root_index = doc.text("-1");
     std::size_t added = 0;
-    for (NodeId entity : doc.children(entities)) {
-        for (NodeId component : doc.children(entity)) {
-            if (doc.name(component) != spark_save::k_transform) continue;
-            if (doc.child(component, spark_save::k_parent) != k_no_node) continue;
-            doc.append(component, NodeKind::scalar, parent_name, root_index, {}, ValueType::string);
-            ++added;
+    if (entities != k_no_node)
+        for (NodeId entity : doc.children(entities)) {
+            for (NodeId component : doc.children(entity)) {
+                if (doc.name(component) != spark_save::k_transform) continue;
+                if (doc.child(component, spark_save::k_parent) != k_no_node) continue;
+                doc.append(component, NodeKind::scalar, parent_name, root_index, {},
+                           ValueType::string);
+                ++added;
+            }
         }
-    }
-    if (added) notes.push_back(fmt::format("added parent=-1 to {} Transform{}", added, added == 1 ? "" : "s"));
+    if (added) notes.push_back(fmt::format("Transforms given parent=-1: {}", added));
+    if (!whole && doc.part() != Document::Part::tail) return {}; // the rest is in the tail
 
     if (NodeId trailing = doc.child(root, spark_save::k_trailing); trailing != k_no_node) {
-        notes.push_back(fmt::format("dropped {} bytes after the end of the save, which the v2 reader ignored",
-                                    doc.value(trailing).size()));
+        notes.push_back(
+            fmt::format("dropped {} bytes after the end of the save, which the v2 reader ignored",
+                        doc.value(trailing).size()));
         doc.unlink(root, trailing);
     }
     if (NodeId custom = doc.child(root, spark_save::k_custom_state); custom != k_no_node) {
         Node& n = doc.node(custom);
         if (n.flags & k_flag_absent) {
-            notes.emplace_back("wrote the custom-state count the v2 file did not have (v3 requires it)");
+            notes.emplace_back(
+                "wrote the custom-state count the v2 file did not have (v3 requires it)");
             n.flags = static_cast<std::uint8_t>(n.flags & ~k_flag_absent);
         }
         if (!doc.value(custom).empty()) {
-            notes.push_back(fmt::format("custom state: the file declared {} pairs but held {}; the v2 reader "
-                                        "dropped the rest, and so does the migration",
-                                        doc.value(custom), doc.child_count(custom)));
+            notes.push_back(
+                fmt::format("custom state: the file declared {} pairs but held {}; the v2 reader "
+                            "dropped the rest, and so does the migration",
+                            doc.value(custom), doc.child_count(custom)));
             n.value = {};
         }
     } else {

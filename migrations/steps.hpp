@@ -12,5 +12,9 @@ namespace sparksave::migrations {
 Result<void> spark_save_v1_to_v2(Document& doc, std::vector<std::string>& notes);
 Result<void> spark_save_v2_to_v3(Document& doc, std::vector<std::string>& notes);
 Result<void> spark_save_v3_to_v4(Document& doc, std::vector<std::string>& notes);
+Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
+Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes);
+Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
+Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes);
 
 } // namespace sparksave::migrations

@@ -17,8 +17,8 @@
 // writes unless the fields were edited.
 #include "spec.hpp"
 
-#include "sparksave/json_out.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/json_out.hpp"
 #include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
@@ -76,72 +76,95 @@ void metadata(const Document& doc, NodeId m, std::string& out) {
     out += first ? "}\n  }" : "\n    }\n  }";
 }
 
-void entities(const Document& doc, NodeId list, std::string& out) {
-    out += "  \"entities\": ";
-    if (doc.node(list).first_child == k_no_node) {
-        out += "[]";
-        return;
-    }
-    out += "[\n";
-    bool first = true;
-    for (NodeId e : doc.children(list)) {
-        if (!first) out += ",\n";
-        first = false;
-        out += "    {\n      \"name\": ";
-        append_json_bytes(out, doc.name(e));
-        out += ",\n      \"components\": ";
-        if (doc.node(e).first_child == k_no_node) {
-            out += "[]\n    }";
-            continue;
-        }
-        out += "[\n";
-        bool first_c = true;
-        for (NodeId c : doc.children(e)) {
-            if (!first_c) out += ",\n";
-            first_c = false;
-            out += "        {\n          \"type\": ";
-            append_json_bytes(out, doc.name(c));
-            out += ",\n          \"properties\": ";
-            pairs(doc, c, out, 5);
-            out += "\n        }";
-        }
-        out += "\n      ]\n    }";
-    }
-    out += "\n  ]";
-}
-
 } // namespace
 
-void to_json(const Document& doc, std::string& out) {
+JsonEmitter::JsonEmitter(std::string& out) : out_(out) {}
+
+void JsonEmitter::head(const Document& doc) {
     const NodeId root = doc.root();
-    out += "{\n  \"format\": \"spark_save\",\n  \"version\": ";
-    out += std::to_string(doc.version());
+    out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": ";
+    out_ += std::to_string(doc.version());
     if (NodeId m = doc.child(root, k_metadata); m != k_no_node) {
-        out += ",\n";
-        metadata(doc, m, out);
+        out_ += ",\n";
+        metadata(doc, m, out_);
     }
-    if (NodeId e = doc.child(root, k_entities); e != k_no_node) {
-        out += ",\n";
-        entities(doc, e, out);
+    entities_open_ = doc.child(root, k_entities) != k_no_node;
+    closed_ = false;
+}
+
+void JsonEmitter::item(const Document& doc, NodeId e) {
+    out_ += entities_ == 0 ? ",\n  \"entities\": [\n" : ",\n";
+    ++entities_;
+    out_ += "    {\n      \"name\": ";
+    append_json_bytes(out_, doc.name(e));
+    out_ += ",\n      \"components\": ";
+    if (doc.node(e).first_child == k_no_node) {
+        out_ += "[]\n    }";
+        return;
     }
+    out_ += "[\n";
+    bool first_c = true;
+    for (NodeId c : doc.children(e)) {
+        if (!first_c) out_ += ",\n";
+        first_c = false;
+        out_ += "        {\n          \"type\": ";
+        append_json_bytes(out_, doc.name(c));
+        out_ += ",\n          \"properties\": ";
+        pairs(doc, c, out_, 5);
+        out_ += "\n        }";
+    }
+    out_ += "\n      ]\n    }";
+}
+
+void JsonEmitter::close_entities() {
+    if (entities_ > 0)
+        out_ += "\n  ]";
+    else if (entities_open_)
+        out_ += ",\n  \"entities\": []";
+    entities_open_ = false;
+    entities_ = 0;
+}
+
+void JsonEmitter::tail(const Document& doc) {
+    close_entities();
+    const NodeId root = doc.root();
     if (NodeId cs = doc.child(root, k_custom_state); cs != k_no_node) {
-        out += ",\n  \"customState\": ";
-        pairs(doc, cs, out, 1);
+        out_ += ",\n  \"customState\": ";
+        pairs(doc, cs, out_, 1);
         if (!doc.value(cs).empty()) {
-            out += ",\n  \"customStateCount\": ";
-            out += doc.value(cs); // digits written by the reader
+            out_ += ",\n  \"customStateCount\": ";
+            out_ += doc.value(cs); // digits written by the reader
         }
-        if (doc.node(cs).flags & k_flag_absent) out += ",\n  \"customStateAbsent\": true";
+        if (doc.node(cs).flags & k_flag_absent) out_ += ",\n  \"customStateAbsent\": true";
     }
     if (NodeId t = doc.child(root, k_trailing); t != k_no_node) {
-        out += ",\n  \"trailing\": ";
-        append_json_bytes(out, doc.value(t));
+        out_ += ",\n  \"trailing\": ";
+        append_json_bytes(out_, doc.value(t));
     }
     if (NodeId c = doc.child(root, k_checksum); c != k_no_node) {
-        out += ",\n  \"checksum\": ";
-        append_json_string(out, doc.value(c));
+        out_ += ",\n  \"checksum\": ";
+        append_json_string(out_, doc.value(c));
     }
-    out += "\n}\n";
+    finish();
+}
+
+void JsonEmitter::finish() {
+    if (closed_) return;
+    close_entities();
+    out_ += "\n}\n";
+    closed_ = true;
+}
+
+std::unique_ptr<JsonParts> json_parts(std::string& out) {
+    return std::make_unique<JsonEmitter>(out);
+}
+
+void to_json(const Document& doc, std::string& out) {
+    JsonEmitter json(out);
+    json.head(doc);
+    if (NodeId e = doc.child(doc.root(), k_entities); e != k_no_node)
+        for (NodeId entity : doc.children(e)) json.item(doc, entity);
+    json.tail(doc);
 }
 
 } // namespace sparksave::spark_save

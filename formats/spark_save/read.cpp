@@ -9,26 +9,59 @@ namespace sparksave::spark_save {
 namespace {
 
 // Builds the tree of spec.hpp from the reader's events. Names and values reference the file
-// buffer; the fixed node names are interned once.
+// buffer; the fixed node names are interned once. With a consumer, the tree is built part by
+// part in the one Document (stream()): the head goes to the consumer when the entity list
+// starts, each entity when it ends, the tail at the end; the Document is emptied in between.
 class TreeSink {
   public:
-    explicit TreeSink(Document& doc)
-        : doc_(doc), b_(doc), metadata_(doc.text(k_metadata)), entities_(doc.text(k_entities)),
-          custom_state_(doc.text(k_custom_state)), trailing_(doc.text(k_trailing)),
-          checksum_(doc.text(k_checksum)) {}
+    explicit TreeSink(Document& doc, PartConsumer* consumer = nullptr)
+        : doc_(doc), b_(doc), consumer_(consumer), metadata_(doc.text(k_metadata)),
+          entities_(doc.text(k_entities)), custom_state_(doc.text(k_custom_state)),
+          trailing_(doc.text(k_trailing)), checksum_(doc.text(k_checksum)),
+          keep_(doc.arena_size()) {
+        if (consumer_) doc_.set_part(Document::Part::head);
+    }
+
+    // After the read: hands the part still being built (all of it, if the read stopped early)
+    // to the consumer.
+    void finish() {
+        if (!consumer_) return;
+        switch (doc_.part()) {
+        case Document::Part::head:
+            consumer_->head(doc_, 0);
+            break;
+        case Document::Part::item:
+            if (entity_ != k_no_node) consumer_->item(doc_, entity_, index_);
+            break;
+        case Document::Part::tail:
+        case Document::Part::whole:
+            consumer_->tail(doc_);
+            break;
+        }
+    }
 
     void on_header(std::uint32_t version) { doc_.set_version(version); }
 
     void on_metadata(std::string_view block, std::size_t offset, const Metadata& meta) {
-        NodeId id = b_.add(NodeKind::object, metadata_, doc_.ref(block), span(offset, block.size()));
+        NodeId id =
+            b_.add(NodeKind::object, metadata_, doc_.ref(block), span(offset, block.size()));
         add_metadata_fields(doc_, id, meta, true);
     }
 
-    void on_entities_begin(std::uint32_t, std::size_t offset) {
+    void on_entities_begin(std::uint32_t count, std::size_t offset) {
         b_.open(NodeKind::list, entities_, span(offset, 0));
+        if (consumer_) {
+            consumer_->head(doc_, count);
+            next_part(Document::Part::item);
+        }
     }
-    void on_entity(std::string_view name, std::size_t offset, std::uint32_t) {
-        b_.open(NodeKind::object, doc_.ref(name), span(offset, 0));
+    void on_entity(std::string_view name, std::size_t offset, std::uint32_t index) {
+        if (consumer_) {
+            next_part(Document::Part::item);
+            b_.open(NodeKind::list, entities_);
+            index_ = index;
+        }
+        entity_ = b_.open(NodeKind::object, doc_.ref(name), span(offset, 0));
     }
     void on_component(std::string_view type, std::size_t offset) {
         b_.open(NodeKind::object, doc_.ref(type), span(offset, 0));
@@ -39,8 +72,19 @@ class TreeSink {
                ValueType::string);
     }
     void on_component_end(std::size_t end) { close_at(end); }
-    void on_entity_end(std::size_t end) { close_at(end); }
-    void on_entities_end(std::size_t end) { close_at(end); }
+    void on_entity_end(std::size_t end) {
+        close_at(end);
+        if (consumer_) {
+            consumer_->item(doc_, entity_, index_);
+            entity_ = k_no_node;
+        }
+    }
+    void on_entities_end(std::size_t end) {
+        if (consumer_)
+            next_part(Document::Part::tail);
+        else
+            close_at(end);
+    }
 
     void on_custom_state_begin(bool present, std::uint32_t declared, std::size_t offset) {
         NodeId id = b_.open(NodeKind::object, custom_state_, span(offset, 0));
@@ -67,6 +111,12 @@ class TreeSink {
     }
 
   private:
+    void next_part(Document::Part part) {
+        doc_.clear_nodes(keep_);
+        doc_.set_part(part);
+        b_.reset();
+    }
+
     static Span span(std::size_t offset, std::size_t length) {
         return Span{static_cast<std::uint32_t>(offset), static_cast<std::uint32_t>(length)};
     }
@@ -78,17 +128,25 @@ class TreeSink {
 
     Document& doc_;
     TreeBuilder b_;
+    PartConsumer* consumer_;
     Str metadata_, entities_, custom_state_, trailing_, checksum_;
+    std::size_t keep_;
+    NodeId entity_ = k_no_node;
+    std::uint32_t index_ = 0;
     std::uint32_t declared_ = 0;
 };
 
 } // namespace
 
-bool detect(std::string_view head) noexcept { return head.starts_with(k_magic); }
+bool detect(std::string_view head) noexcept {
+    return head.starts_with(k_magic);
+}
 
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     std::string_view bytes = source ? source->view() : std::string_view{};
     Parsed out{Document(FormatId::spark_save, 0, source), {}};
+    // A large file's CRC is computed alongside the parse; when the file turns out damaged the
+    // tree is read again the careful way, knowing the CRC.
     std::optional<std::uint32_t> known_crc;
     for (;;) {
         TreeSink sink(out.doc);
@@ -98,10 +156,31 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
             out.doc.set_version(reader.version());
             return out;
         }
-        // The file is damaged: read it again the careful way, knowing its CRC.
         known_crc = reader.crc();
         out = Parsed{Document(FormatId::spark_save, 0, source), {}};
     }
+}
+
+} // namespace sparksave::spark_save
+
+namespace sparksave::spark_save {
+
+Findings stream(std::shared_ptr<const Source> source, PartConsumer& consumer) {
+    std::string_view bytes = source ? source->view() : std::string_view{};
+    Document doc(FormatId::spark_save, 0, source);
+    Findings findings;
+    // Parts go to the consumer as they are read, so the CRC is checked first, not alongside.
+    std::optional<std::uint32_t> known_crc;
+    if (bytes.size() >= 12 && bytes.starts_with(k_magic)) {
+        known_crc = load_u32(bytes, 4) == k_current_version
+                        ? crc32(bytes.substr(0, bytes.size() - 4))
+                        : crc_as_version4(bytes, bytes.size() - 4);
+    }
+    TreeSink sink(doc, &consumer);
+    Reader<TreeSink> reader(bytes, findings, sink, true, known_crc);
+    reader.run();
+    sink.finish();
+    return findings;
 }
 
 } // namespace sparksave::spark_save

@@ -9,109 +9,169 @@
 
 #include <charconv>
 #include <fmt/format.h>
+#include <functional>
+#include <memory>
 
 namespace sparksave::spark_save {
 
 namespace {
 
-class Writer {
+// The writer, part by part: head (magic, version, metadata, entity count), each entity, tail
+// (custom state, trailing bytes, the v4 CRC over everything written). With an emit function
+// the bytes go out in blocks as they are made (migrating a large file); without, they collect
+// for write(). Node paths are built only for an error.
+class Writer final : public PartWriter {
   public:
-    explicit Writer(const Document& doc)
-        : doc_(doc), w_(doc.source_bytes().size() + 64) {}
+    explicit Writer(std::size_t reserve, std::function<Result<void>(std::string_view)> emit = {})
+        : w_(reserve), emit_(std::move(emit)) {}
 
-    Result<std::string> run() {
-        const std::uint32_t version = doc_.version();
-        if (version < 1 || version > k_current_version)
+    Result<void> head(const Document& doc, std::uint64_t entity_count) override {
+        version_ = doc.version();
+        if (version_ < 1 || version_ > k_current_version)
             return fail({}, fmt::format("expected a version from 1 to {}, found {}",
-                                        k_current_version, version));
-        const NodeId root = doc_.root();
-        const NodeId metadata = doc_.child(root, k_metadata);
-        const NodeId entities = doc_.child(root, k_entities);
+                                        k_current_version, version_));
+        const NodeId metadata = doc.child(doc.root(), k_metadata);
         if (metadata == k_no_node) return fail(std::string(k_metadata), "expected a metadata node");
-        if (entities == k_no_node) return fail(std::string(k_entities), "expected an entities node");
-
-        w_.bytes(k_magic);
-        w_.u32(version);
-        const std::string_view raw = doc_.value(metadata);
-        w_.u32(static_cast<std::uint32_t>(raw.size()));
-        w_.bytes(raw);
-
-        const std::size_t entity_count = doc_.child_count(entities);
         if (entity_count > 0xFFFF'FFFFu)
             return fail(std::string(k_entities), "too many entities for a 32-bit count");
+        w_.bytes(k_magic);
+        w_.u32(version_);
+        const std::string_view raw = doc.value(metadata);
+        if (raw.size() > 0xFFFF'FFFFu)
+            return fail(std::string(k_metadata), "the block is too large");
+        w_.u32(static_cast<std::uint32_t>(raw.size()));
+        w_.bytes(raw);
         w_.u32(static_cast<std::uint32_t>(entity_count));
-        std::uint64_t index = 0;
-        for (NodeId entity : doc_.children(entities)) {
-            std::string path(k_entities);
-            append_path_index(path, index++);
-            if (auto r = string16(doc_.name(entity), path, "entity name"); !r) return r.error();
-            if (auto r = count16(doc_.child_count(entity), path, "components"); !r) return r.error();
-            for (NodeId component : doc_.children(entity)) {
-                std::string cpath = path;
-                append_path_name(cpath, doc_.name(component));
-                if (auto r = string16(doc_.name(component), cpath, "component type"); !r)
-                    return r.error();
-                if (auto r = count16(doc_.child_count(component), cpath, "properties"); !r)
-                    return r.error();
-                for (NodeId property : doc_.children(component))
-                    if (auto r = pair(property, cpath); !r) return r.error();
+        return drain(false);
+    }
+
+    Result<void> item(const Document& doc, NodeId entity) override {
+        const std::uint64_t index = index_++;
+        auto path = [&](NodeId component, NodeId property) {
+            std::string p(k_entities);
+            append_path_index(p, index);
+            if (component != k_no_node) append_path_name(p, doc.name(component));
+            if (property != k_no_node) append_path_name(p, doc.name(property));
+            return p;
+        };
+        if (!string16(doc.name(entity)))
+            return too_long(path(k_no_node, k_no_node), "entity name", doc.name(entity).size());
+        const std::size_t components = doc.child_count(entity);
+        if (components > k_max_u16)
+            return too_many(path(k_no_node, k_no_node), "components", components);
+        w_.u16(static_cast<std::uint16_t>(components));
+        for (NodeId component : doc.children(entity)) {
+            if (!string16(doc.name(component)))
+                return too_long(path(component, k_no_node), "component type",
+                                doc.name(component).size());
+            const std::size_t properties = doc.child_count(component);
+            if (properties > k_max_u16)
+                return too_many(path(component, k_no_node), "properties", properties);
+            w_.u16(static_cast<std::uint16_t>(properties));
+            for (NodeId property : doc.children(component)) {
+                if (!string16(doc.name(property)))
+                    return too_long(path(component, property), "key", doc.name(property).size());
+                if (!string16(doc.value(property)))
+                    return too_long(path(component, property), "value", doc.value(property).size());
             }
         }
+        return drain(false);
+    }
 
-        const NodeId custom = doc_.child(root, k_custom_state);
-        const bool absent = custom == k_no_node ||
-                            ((doc_.node(custom).flags & k_flag_absent) && doc_.child_count(custom) == 0);
-        if (!absent || current_rules(version)) {
-            std::uint64_t count = custom == k_no_node ? 0 : doc_.child_count(custom);
-            if (custom != k_no_node && !doc_.value(custom).empty()) {
+    Result<void> tail(const Document& doc) override {
+        const NodeId root = doc.root();
+        const NodeId custom = doc.child(root, k_custom_state);
+        const bool absent = custom == k_no_node || ((doc.node(custom).flags & k_flag_absent) &&
+                                                    doc.child_count(custom) == 0);
+        if (!absent || current_rules(version_)) {
+            std::uint64_t count = custom == k_no_node ? 0 : doc.child_count(custom);
+            if (custom != k_no_node && !doc.value(custom).empty()) {
                 // A v1/v2 file whose last pair was cut short keeps its declared count (spec.hpp).
-                std::string_view declared = doc_.value(custom);
-                auto [p, ec] = std::from_chars(declared.data(), declared.data() + declared.size(), count);
-                if (ec != std::errc() || p != declared.data() + declared.size() || count > 0xFFFF'FFFFu)
+                std::string_view declared = doc.value(custom);
+                auto [p, ec] =
+                    std::from_chars(declared.data(), declared.data() + declared.size(), count);
+                if (ec != std::errc() || p != declared.data() + declared.size() ||
+                    count > 0xFFFF'FFFFu)
                     return fail(std::string(k_custom_state),
                                 "expected a declared count, found " + display(declared, true));
             }
             w_.u32(static_cast<std::uint32_t>(count));
-            if (custom != k_no_node)
-                for (NodeId p : doc_.children(custom))
-                    if (auto r = pair(p, std::string(k_custom_state)); !r) return r.error();
+            if (custom != k_no_node) {
+                for (NodeId p : doc.children(custom)) {
+                    std::string path(k_custom_state);
+                    if (!string16(doc.name(p))) {
+                        append_path_name(path, doc.name(p));
+                        return too_long(path, "key", doc.name(p).size());
+                    }
+                    if (!string16(doc.value(p))) {
+                        append_path_name(path, doc.name(p));
+                        return too_long(path, "value", doc.value(p).size());
+                    }
+                }
+            }
         }
-        if (NodeId trailing = doc_.child(root, k_trailing); trailing != k_no_node)
-            w_.bytes(doc_.value(trailing));
-        if (version == k_current_version) w_.u32(crc32(w_.view()));
-        return std::move(w_).take();
+        if (NodeId trailing = doc.child(root, k_trailing); trailing != k_no_node)
+            w_.bytes(doc.value(trailing));
+        return drain(true);
     }
 
+    std::string take() && { return std::move(w_).take(); }
+
   private:
-    Result<void> string16(std::string_view s, const std::string& path, std::string_view what) {
-        if (s.size() > k_max_u16)
-            return fail(path, fmt::format("expected a {} of at most {} bytes, found {}", what,
-                                          k_max_u16, s.size()));
+    // Hands full blocks to emit (keeping the running CRC); at the end, appends the v4 trailer.
+    Result<void> drain(bool end) {
+        if (end && version_ == k_current_version) {
+            const std::uint32_t crc = crc32_update(crc_, w_.view());
+            w_.u32(crc);
+        }
+        if (!emit_ || (!end && w_.size() < (1u << 20))) return {};
+        crc_ = crc32_update(crc_, w_.view());
+        auto r = emit_(w_.view());
+        w_.clear();
+        return r;
+    }
+    bool string16(std::string_view s) {
+        if (s.size() > k_max_u16) return false;
         w_.u16(static_cast<std::uint16_t>(s.size()));
         w_.bytes(s);
-        return {};
+        return true;
     }
-    Result<void> count16(std::size_t n, const std::string& path, std::string_view what) {
-        if (n > k_max_u16)
-            return fail(path, fmt::format("expected at most {} {}, found {}", k_max_u16, what, n));
-        w_.u16(static_cast<std::uint16_t>(n));
-        return {};
+    Error too_long(std::string path, std::string_view what, std::size_t size) {
+        return fail(std::move(path), fmt::format("expected a {} of at most {} bytes, found {}",
+                                                 what, k_max_u16, size));
     }
-    Result<void> pair(NodeId node, std::string path) {
-        append_path_name(path, doc_.name(node));
-        if (auto r = string16(doc_.name(node), path, "key"); !r) return r;
-        return string16(doc_.value(node), path, "value");
+    Error too_many(std::string path, std::string_view what, std::size_t n) {
+        return fail(std::move(path),
+                    fmt::format("expected at most {} {}, found {}", k_max_u16, what, n));
     }
-    Error fail(std::string path, std::string message) {
+    static Error fail(std::string path, std::string message) {
         return make_error(ErrorCode::bad_value, std::move(message), k_no_offset, std::move(path));
     }
 
-    const Document& doc_;
     ByteWriter w_;
+    std::function<Result<void>(std::string_view)> emit_;
+    std::uint32_t version_ = 0;
+    std::uint32_t crc_ = 0;
+    std::uint64_t index_ = 0;
 };
 
 } // namespace
 
-Result<std::string> write(const Document& doc) { return Writer(doc).run(); }
+Result<std::string> write(const Document& doc) {
+    const NodeId entities = doc.child(doc.root(), k_entities);
+    if (entities == k_no_node)
+        return make_error(ErrorCode::bad_value, "expected an entities node", k_no_offset,
+                          std::string(k_entities));
+    Writer w(doc.source_bytes().size() + 64);
+    if (auto r = w.head(doc, doc.child_count(entities)); !r) return r.error();
+    for (NodeId entity : doc.children(entities))
+        if (auto r = w.item(doc, entity); !r) return r.error();
+    if (auto r = w.tail(doc); !r) return r.error();
+    return std::move(w).take();
+}
+
+std::unique_ptr<PartWriter> part_writer(std::function<Result<void>(std::string_view)> emit) {
+    return std::make_unique<Writer>(std::size_t{2} << 20, std::move(emit));
+}
 
 } // namespace sparksave::spark_save

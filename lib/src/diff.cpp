@@ -1,6 +1,7 @@
 // The structural diff: one pass over both trees, hash matching of children, no quadratic step.
 #include "sparksave/diff.hpp"
 
+#include "sparksave/column.hpp"
 #include "sparksave/format.hpp"
 
 #include <charconv>
@@ -11,10 +12,14 @@ namespace sparksave {
 
 std::string_view op_name(Change::Op op) noexcept {
     switch (op) {
-    case Change::Op::add: return "add";
-    case Change::Op::remove: return "remove";
-    case Change::Op::change: return "change";
-    case Change::Op::order: return "order";
+    case Change::Op::add:
+        return "add";
+    case Change::Op::remove:
+        return "remove";
+    case Change::Op::change:
+        return "change";
+    case Change::Op::order:
+        return "order";
     }
     return "change";
 }
@@ -31,9 +36,11 @@ bool as_number(std::string_view t, double& v) noexcept {
 
 class Differ {
   public:
-    Differ(const Document& a, const Document& b, const DiffOptions& o, const std::function<void(const Change&)>& emit)
+    Differ(const Document& a, const Document& b, const DiffOptions& o,
+           const std::function<void(const Change&)>& emit)
         : a_(a), b_(b), o_(o), emit_(emit),
-          same_encoding_(a.format() == b.format() && a.version() == b.version()) {}
+          same_encoding_(a.format() == b.format() && a.version() == b.version()),
+          leaves_only_(has_columns(a) || has_columns(b)) {}
 
     void run() {
         if (a_.version() != b_.version()) {
@@ -65,12 +72,24 @@ class Differ {
     }
 
     // Identical source bytes read by the same rules make identical subtrees: skip them.
+    // A column's values mean what its type says, and the type may come from elsewhere in the file
+    // (a tess descriptor): identical bytes under a container are not identical values there.
+    static bool has_columns(const Document& d) noexcept {
+        for (std::size_t i = 0; i < d.node_count(); ++i)
+            if (d.node(static_cast<NodeId>(i)).kind == NodeKind::column) return true;
+        return false;
+    }
+
     bool same_bytes(NodeId na, NodeId nb) const {
         if (!same_encoding_) return false;
+        const Node& x = a_.node(na);
+        if (leaves_only_ && (x.kind == NodeKind::object || x.kind == NodeKind::list)) return false;
+        if (x.kind == NodeKind::column && column_type(a_, na) != column_type(b_, nb)) return false;
         const Span& sa = a_.node(na).span;
         const Span& sb = b_.node(nb).span;
         if (!sa.valid() || !sb.valid() || sa.length != sb.length) return false;
-        return a_.source_bytes().substr(sa.offset, sa.length) == b_.source_bytes().substr(sb.offset, sb.length);
+        return a_.source_bytes().substr(sa.offset, sa.length) ==
+               b_.source_bytes().substr(sb.offset, sb.length);
     }
 
     void compare(NodeId na, NodeId nb) {
@@ -84,13 +103,60 @@ class Differ {
             emit(Change::Op::change, na, nb);
             return;
         }
+        if (x.kind == NodeKind::column && y.kind == NodeKind::column) {
+            columns(na, nb);
+            return;
+        }
         if (!cx) {
             const bool scalar = x.kind == NodeKind::scalar && y.kind == NodeKind::scalar;
-            const bool equal = scalar ? values_equal(a_.value(na), b_.value(nb), o_.epsilon) : a_.value(na) == b_.value(nb);
+            const bool numeric = scalar && !declared_string(x) && !declared_string(y);
+            const bool equal = numeric ? values_equal(a_.value(na), b_.value(nb), o_.epsilon)
+                                       : a_.value(na) == b_.value(nb);
             if (!equal || x.kind != y.kind) emit(Change::Op::change, na, nb);
             return;
         }
         children(na, nb);
+    }
+
+    // Columns (column.hpp) of the same element type and length are compared element by element:
+    // a changed element is reported at the column's path plus its index, `fields[0][17]`, with
+    // the old and new values as text (numbers within the epsilon are equal). Columns of another
+    // type or length change as a whole.
+    void columns(NodeId na, NodeId nb) {
+        const ColumnType ta = column_type(a_, na), tb = column_type(b_, nb);
+        const std::string_view va = a_.value(na), vb = b_.value(nb);
+        if (!ta.valid() || ta != tb || va.size() != vb.size()) {
+            if (ta != tb || va != vb) emit(Change::Op::change, na, nb);
+            return;
+        }
+        if (va == vb) return;
+        const std::size_t w = ta.width;
+        std::string old_text, new_text;
+        for (std::size_t i = 0; i < va.size() / w; ++i) {
+            if (va.substr(i * w, w) == vb.substr(i * w, w)) continue;
+            old_text.clear();
+            new_text.clear();
+            append_column_element(old_text, ta, va, i);
+            append_column_element(new_text, tb, vb, i);
+            if (values_equal(old_text, new_text, o_.epsilon)) continue;
+            path_.index(i);
+            if (!ignored(path_)) {
+                Change c;
+                c.op = Change::Op::change;
+                c.path = path_;
+                c.old_text = old_text;
+                c.new_text = new_text;
+                emit_(c);
+            }
+            path_.steps.pop_back();
+        }
+    }
+
+    // A value its format types as a string (a text archive `string` attribute, FORMATS.md 2:
+    // typed values carry their type name as the tag) is text, so `007` and `7` differ. Untyped
+    // values (spark_save's, all text) compare as numbers when both read as numbers.
+    static bool declared_string(const Node& n) noexcept {
+        return n.type == ValueType::string && n.tag != 0;
     }
 
     // How a child is found again: by name (and which occurrence of it), or by position.
@@ -139,9 +205,15 @@ class Differ {
 
     // The path step of a child: a name in an object; in a list, [name=...] when the name is
     // unique there (so it survives reordering), else the index.
-    void push_step(const Document& d, NodeId parent, NodeId child, std::size_t index, const Key& key, std::size_t count_of_name) {
+    void push_step(const Document& d, NodeId parent, NodeId child, std::size_t index,
+                   const Key& key, std::size_t count_of_name) {
         if (d.node(parent).kind != NodeKind::list) {
-            path_.name(d.name(child));
+            // A name step finds the first child of that name, so a later one (a repeated name:
+            // a text archive's duplicate top-level entries) and an unnamed child go by index.
+            if (key.occurrence == 0 && !key.name.empty())
+                path_.name(d.name(child));
+            else
+                path_.index(index);
         } else if (!key.name.empty() && count_of_name == 1) {
             path_.name_match(key.name);
         } else {
@@ -205,7 +277,8 @@ class Differ {
                 continue;
             }
             const std::size_t j = match[i];
-            push_step(b_, pb, kb[j], j, keys_b[j], std::max(count_a[keys_a[i].name], count_b[keys_b[j].name]));
+            push_step(b_, pb, kb[j], j, keys_b[j],
+                      std::max(count_a[keys_a[i].name], count_b[keys_b[j].name]));
             compare(ka[i], kb[j]);
             path_.steps.pop_back();
         }
@@ -222,6 +295,7 @@ class Differ {
     const DiffOptions& o_;
     const std::function<void(const Change&)>& emit_;
     const bool same_encoding_;
+    const bool leaves_only_; // the fast path only for leaves (has_columns)
     NodePath path_;
 };
 
@@ -237,8 +311,9 @@ bool values_equal(std::string_view a, std::string_view b, double epsilon) noexce
 Result<void> diff(const Document& a, const Document& b, const DiffOptions& options,
                   const std::function<void(const Change&)>& emit) {
     if (a.format() != b.format())
-        return make_error(ErrorCode::bad_usage, "cannot compare a " + std::string(format_name(a.format())) + " with a " +
-                                                    std::string(format_name(b.format())));
+        return make_error(ErrorCode::bad_usage,
+                          "cannot compare a " + std::string(format_name(a.format())) + " with a " +
+                              std::string(format_name(b.format())));
     Differ(a, b, options, emit).run();
     return {};
 }

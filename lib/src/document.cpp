@@ -7,26 +7,25 @@
 namespace sparksave {
 
 Document::Document(FormatId format, std::uint32_t version, std::shared_ptr<const Source> source)
-    : format_(format), version_(version), source_(std::move(source)) {
+    : format_(format), version_(version), source_(std::move(source)),
+      source_view_(source_ ? source_->view() : std::string_view{}) {
     tags_.emplace_back(); // tag 0: none
     Node root;
     root.kind = NodeKind::object;
     nodes_.push_back(root);
 }
 
-std::string_view Document::source_bytes() const noexcept {
-    return source_ ? source_->view() : std::string_view{};
-}
-
-std::string_view Document::str(Str s) const noexcept {
-    if (s.off & Str::k_arena_bit) return std::string_view(arena_).substr(s.off & ~Str::k_arena_bit, s.len);
-    return source_bytes().substr(s.off, s.len);
+void Document::clear_nodes(std::size_t keep_arena) {
+    nodes_.resize(1);
+    nodes_[0] = Node{};
+    nodes_[0].kind = NodeKind::object;
+    if (keep_arena < arena_.size()) arena_.resize(keep_arena);
 }
 
 Str Document::ref(std::string_view in_source) const noexcept {
     auto src = source_bytes();
-    assert(in_source.empty() ||
-           (in_source.data() >= src.data() && in_source.data() + in_source.size() <= src.data() + src.size()));
+    assert(in_source.empty() || (in_source.data() >= src.data() &&
+                                 in_source.data() + in_source.size() <= src.data() + src.size()));
     if (in_source.empty()) return {};
     return Str{static_cast<std::uint32_t>(in_source.data() - src.data()),
                static_cast<std::uint32_t>(in_source.size())};
@@ -35,9 +34,11 @@ Str Document::ref(std::string_view in_source) const noexcept {
 Str Document::text(std::string_view any) {
     if (any.empty()) return {};
     auto src = source_bytes();
-    if (!src.empty() && any.data() >= src.data() && any.data() + any.size() <= src.data() + src.size())
+    if (!src.empty() && any.data() >= src.data() &&
+        any.data() + any.size() <= src.data() + src.size())
         return ref(any);
-    if (!arena_.empty() && any.data() >= arena_.data() && any.data() + any.size() <= arena_.data() + arena_.size())
+    if (!arena_.empty() && any.data() >= arena_.data() &&
+        any.data() + any.size() <= arena_.data() + arena_.size())
         return Str{static_cast<std::uint32_t>(any.data() - arena_.data()) | Str::k_arena_bit,
                    static_cast<std::uint32_t>(any.size())};
     if (arena_.size() + any.size() > k_max_bytes) throw std::length_error("document arena full");
@@ -124,6 +125,11 @@ NodeId Document::child_at(NodeId id, std::size_t index) const noexcept {
 
 TreeBuilder::TreeBuilder(Document& doc) : doc_(doc) {
     stack_.push_back({doc.root(), doc.last_child(doc.root())});
+}
+
+void TreeBuilder::reset() {
+    stack_.clear();
+    stack_.push_back({doc_.root(), doc_.last_child(doc_.root())});
 }
 
 NodeId TreeBuilder::add(NodeKind kind, Str name, Str value, Span span, ValueType type) {

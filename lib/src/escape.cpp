@@ -49,6 +49,34 @@ bool plain_ascii(unsigned char c, bool quoted) noexcept {
     return c >= 0x20 && c < 0x7F && c != '\\' && !(quoted && c == '"');
 }
 
+// SWAR: whether any of eight bytes is a control character, DEL, non-ASCII, '"' or '\\' (the
+// bytes every escaper here treats specially). Zero: all eight can be copied as they are.
+inline std::uint64_t special8(std::uint64_t w) noexcept {
+    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    auto has_zero = [&](std::uint64_t v) { return (v - ones) & ~v & highs; };
+    const std::uint64_t high_or_del =
+        (w | (w + ones)) & highs; // >= 0x7F (0xFF carries, but is caught)
+    const std::uint64_t control = (w - 0x20 * ones) & ~w & highs; // < 0x20
+    return high_or_del | control | has_zero(w ^ (0x22 * ones)) | has_zero(w ^ (0x5C * ones));
+}
+
+// The length of the leading run of bytes that need no escaping in any context.
+std::size_t plain_run(std::string_view s) noexcept {
+    std::size_t i = 0;
+    while (i + 8 <= s.size()) {
+        std::uint64_t w;
+        __builtin_memcpy(&w, s.data() + i, 8);
+        if (special8(w)) break;
+        i += 8;
+    }
+    while (i < s.size()) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') break;
+        ++i;
+    }
+    return i;
+}
+
 void append_hex_byte(std::string& out, unsigned char c) {
     out += "\\x";
     out += k_hex[c >> 4];
@@ -94,6 +122,10 @@ void append_utf8(std::string& out, char32_t cp) {
 
 } // namespace
 
+std::size_t plain_prefix(std::string_view bytes) noexcept {
+    return plain_run(bytes);
+}
+
 bool is_valid_utf8(std::string_view bytes) noexcept {
     std::size_t i = 0;
     while (i < bytes.size()) {
@@ -115,7 +147,8 @@ bool is_valid_utf8(std::string_view bytes) noexcept {
 
 void append_display(std::string& out, std::string_view s, bool quoted) {
     if (quoted) out += '"';
-    std::size_t i = 0;
+    std::size_t i = plain_prefix(s);
+    out.append(s.data(), i);
     while (i < s.size()) {
         std::size_t run = i;
         while (run < s.size() && plain_ascii(static_cast<unsigned char>(s[run]), quoted)) ++run;
@@ -125,12 +158,23 @@ void append_display(std::string& out, std::string_view s, bool quoted) {
         auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x80) {
             switch (c) {
-            case '\\': out += "\\\\"; break;
-            case '"': out += "\\\""; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            default: append_hex_byte(out, c);
+            case '\\':
+                out += "\\\\";
+                break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            default:
+                append_hex_byte(out, c);
             }
             ++i;
             continue;
@@ -166,12 +210,24 @@ bool parse_escaped(std::string_view t, std::string& out) {
         }
         if (++i >= t.size()) return false;
         switch (t[i]) {
-        case '\\': out += '\\'; break;
-        case '"': out += '"'; break;
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case '0': out += '\0'; break;
+        case '\\':
+            out += '\\';
+            break;
+        case '"':
+            out += '"';
+            break;
+        case 'n':
+            out += '\n';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case '0':
+            out += '\0';
+            break;
         case 'x': {
             if (i + 2 >= t.size()) return false;
             int hi = hex_value(t[i + 1]), lo = hex_value(t[i + 2]);
@@ -197,7 +253,8 @@ bool parse_escaped(std::string_view t, std::string& out) {
             i = j;
             break;
         }
-        default: return false;
+        default:
+            return false;
         }
     }
     return true;
@@ -205,7 +262,8 @@ bool parse_escaped(std::string_view t, std::string& out) {
 
 void append_json_string(std::string& out, std::string_view s) {
     out += '"';
-    std::size_t i = 0;
+    std::size_t i = plain_prefix(s);
+    out.append(s.data(), i);
     while (i < s.size()) {
         std::size_t run = i;
         while (run < s.size()) {
@@ -219,13 +277,27 @@ void append_json_string(std::string& out, std::string_view s) {
         auto c = static_cast<unsigned char>(s[i]);
         if (c < 0x80) {
             switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            case '\r': out += "\\r"; break;
-            case '\b': out += "\\b"; break;
-            case '\f': out += "\\f"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
             default:
                 out += "\\u00";
                 out += k_hex[c >> 4];

@@ -12,7 +12,14 @@ constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 }
 
 void append_json_bytes(std::string& out, std::string_view bytes) {
-    if (is_valid_utf8(bytes)) {
+    const std::size_t plain = plain_prefix(bytes);
+    if (plain == bytes.size()) { // the common case: nothing to escape or validate
+        out += '"';
+        out.append(bytes);
+        out += '"';
+        return;
+    }
+    if (is_valid_utf8(bytes.substr(plain))) {
         append_json_string(out, bytes);
         return;
     }
@@ -25,7 +32,9 @@ std::string base64_encode(std::string_view in) {
     std::string out;
     out.reserve((in.size() + 2) / 3 * 4);
     std::size_t i = 0;
-    auto b = [&](std::size_t k) { return static_cast<std::uint32_t>(static_cast<unsigned char>(in[k])); };
+    auto b = [&](std::size_t k) {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(in[k]));
+    };
     for (; i + 3 <= in.size(); i += 3) {
         std::uint32_t v = b(i) << 16 | b(i + 1) << 8 | b(i + 2);
         out += k_alphabet[v >> 18];

@@ -5,13 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cstring>
 #include <vector>
 
 namespace sparksave::json {
 
 namespace {
-
-bool is_ws(char c) noexcept { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 int hex(char c) noexcept {
     if (c >= '0' && c <= '9') return c - '0';
@@ -44,21 +44,35 @@ std::uint32_t hex4(std::string_view t, std::size_t at) noexcept {
     return v;
 }
 
+// The bytes that matter when skipping over a validated container: quotes and brackets.
+constexpr auto k_structural = [] {
+    std::array<bool, 256> t{};
+    for (unsigned char c : {'"', '{', '}', '[', ']'}) t[c] = true;
+    return t;
+}();
+
 } // namespace
 
 std::string_view kind_name(Kind kind) noexcept {
     switch (kind) {
-    case Kind::object: return "an object";
-    case Kind::array: return "an array";
-    case Kind::string: return "a string";
-    case Kind::number: return "a number";
-    case Kind::boolean: return "a boolean";
-    case Kind::null: return "null";
+    case Kind::object:
+        return "an object";
+    case Kind::array:
+        return "an array";
+    case Kind::string:
+        return "a string";
+    case Kind::number:
+        return "a number";
+    case Kind::boolean:
+        return "a boolean";
+    case Kind::null:
+        return "null";
     }
     return "a value";
 }
 
-void Reader::line_column(std::size_t offset, std::uint32_t& line, std::uint32_t& column) const noexcept {
+void Reader::line_column(std::size_t offset, std::uint32_t& line,
+                         std::uint32_t& column) const noexcept {
     line = 1;
     std::size_t line_start = 0;
     for (std::size_t i = 0; i < offset && i < text_.size(); ++i)
@@ -72,28 +86,43 @@ Error Reader::error_at(const Value& v, std::string path, std::string message) co
     return e;
 }
 
-std::size_t Reader::skip_space(std::size_t at) const noexcept {
-    while (at < text_.size() && is_ws(text_[at])) ++at;
-    return at;
-}
-
 std::size_t Reader::string_end(std::size_t at) const noexcept {
-    ++at;
-    while (text_[at] != '"') at += text_[at] == '\\' ? 2 : 1;
-    return at + 1;
+    // Validated text: the closing quote is the first '"' not escaped by an odd run of '\\'.
+    const char* base = text_.data();
+    const char* p = base + at + 1;
+    const char* end = base + text_.size();
+    for (;;) {
+        p = static_cast<const char*>(std::memchr(p, '"', static_cast<std::size_t>(end - p)));
+        const char* q = p;
+        while (q > base && q[-1] == '\\') --q;
+        if (((p - q) & 1) == 0) return static_cast<std::size_t>(p - base) + 1;
+        ++p;
+    }
 }
 
 std::size_t Reader::value_end(std::size_t at, Kind& kind) const noexcept {
     switch (text_[at]) {
-    case '"': kind = Kind::string; return string_end(at);
-    case 't': kind = Kind::boolean; return at + 4;
-    case 'f': kind = Kind::boolean; return at + 5;
-    case 'n': kind = Kind::null; return at + 4;
+    case '"':
+        kind = Kind::string;
+        return string_end(at);
+    case 't':
+        kind = Kind::boolean;
+        return at + 4;
+    case 'f':
+        kind = Kind::boolean;
+        return at + 5;
+    case 'n':
+        kind = Kind::null;
+        return at + 4;
     case '{':
     case '[': {
         kind = text_[at] == '{' ? Kind::object : Kind::array;
+        for (const auto& known : counts_) // a large array under the root: its end is known
+            if (known.begin == at) return known.end;
         std::size_t depth = 0;
+        const auto* t = reinterpret_cast<const unsigned char*>(text_.data());
         for (;;) {
+            while (!k_structural[t[at]]) ++at; // validated: a closing bracket comes
             char c = text_[at];
             if (c == '"') {
                 at = string_end(at);
@@ -108,12 +137,19 @@ std::size_t Reader::value_end(std::size_t at, Kind& kind) const noexcept {
     }
     default: {
         kind = Kind::number;
-        while (at < text_.size() && (text_[at] == '-' || text_[at] == '+' || text_[at] == '.' || text_[at] == 'e' ||
-                                     text_[at] == 'E' || (text_[at] >= '0' && text_[at] <= '9')))
+        while (at < text_.size() &&
+               (text_[at] == '-' || text_[at] == '+' || text_[at] == '.' || text_[at] == 'e' ||
+                text_[at] == 'E' || (text_[at] >= '0' && text_[at] <= '9')))
             ++at;
         return at;
     }
     }
+}
+
+std::optional<std::size_t> Reader::known_count(const Value& array) const noexcept {
+    for (const auto& known : counts_)
+        if (known.begin == array.begin) return known.count;
+    return std::nullopt;
 }
 
 bool Reader::find(const Value& object, std::string_view key, Value& out) const {
@@ -139,11 +175,21 @@ void Reader::decode(const Value& v, std::string& out) const {
         char c = text_[i + 1];
         i += 2;
         switch (c) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
+        case 'n':
+            out += '\n';
+            break;
+        case 't':
+            out += '\t';
+            break;
+        case 'r':
+            out += '\r';
+            break;
+        case 'b':
+            out += '\b';
+            break;
+        case 'f':
+            out += '\f';
+            break;
         case 'u': {
             char32_t cp = hex4(text_, i);
             i += 4;
@@ -155,7 +201,8 @@ void Reader::decode(const Value& v, std::string& out) const {
             put_utf8(out, cp);
             break;
         }
-        default: out += c; // " \ /
+        default:
+            out += c; // " \ /
         }
     }
 }
@@ -163,10 +210,21 @@ void Reader::decode(const Value& v, std::string& out) const {
 Result<Value> Reader::validate() {
     enum class Container : std::uint8_t { object, array };
     std::vector<Container> stack;
+    std::vector<std::size_t> begins, commas; // per open container: where it starts, commas seen
+    counts_.clear();
+    // A container closes: an array directly under the root keeps its element count.
+    auto close_container = [&](bool empty, std::size_t bracket) {
+        if (stack.size() == 2 && stack.back() == Container::array)
+            counts_.push_back(
+                KnownArray{begins.back(), bracket + 1, empty ? 0 : commas.back() + 1});
+        stack.pop_back();
+        begins.pop_back();
+        commas.pop_back();
+    };
     std::size_t at = skip_space(0);
     Value root;
     auto fail = [&](std::size_t where, std::string message) -> Error {
-        Error e = make_error(ErrorCode::bad_json, std::move(message));
+        Error e = make_error(ErrorCode::bad_json, "not valid JSON: " + std::move(message));
         line_column(where, e.line, e.column);
         return e;
     };
@@ -177,35 +235,47 @@ Result<Value> Reader::validate() {
     // Scans a string starting at `at` (the quote); returns its end or an error.
     auto scan_string = [&](std::size_t& pos) -> Result<void> {
         std::size_t i = pos + 1;
+        bool ascii = true;
         for (;;) {
+            // Runs of printable ASCII other than '"' and '\\' need no look, eight bytes at once.
+            i += plain_prefix(text_.substr(std::min(i, text_.size())));
             if (i >= text_.size()) return fail(pos, "unterminated string");
             auto c = static_cast<unsigned char>(text_[i]);
             if (c == '"') break;
-            if (c < 0x20) return fail(i, "a control character inside a string must be escaped (\\n, \\u0001, ...)");
+            if (c >= 0x80) ascii = false;
+            if (c < 0x20)
+                return fail(
+                    i, "a control character inside a string must be escaped (\\n, \\u0001, ...)");
             if (c == '\\') {
                 if (i + 1 >= text_.size()) return fail(i, "unterminated escape");
                 char e = text_[i + 1];
                 if (e == 'u') {
                     if (i + 6 > text_.size()) return fail(i, "expected 4 hex digits after \\u");
                     for (std::size_t k = 2; k < 6; ++k)
-                        if (hex(text_[i + k]) < 0) return fail(i, "expected 4 hex digits after \\u");
+                        if (hex(text_[i + k]) < 0)
+                            return fail(i, "expected 4 hex digits after \\u");
                     std::uint32_t cp = hex4(text_, i + 2);
-                    if (cp >= 0xDC00 && cp <= 0xDFFF) return fail(i, "a low surrogate \\u escape without a high one");
+                    if (cp >= 0xDC00 && cp <= 0xDFFF)
+                        return fail(i, "a low surrogate \\u escape without a high one");
                     if (cp >= 0xD800 && cp <= 0xDBFF) {
                         if (i + 12 > text_.size() || text_[i + 6] != '\\' || text_[i + 7] != 'u')
-                            return fail(i, "a high surrogate \\u escape must be followed by a low one");
+                            return fail(
+                                i, "a high surrogate \\u escape must be followed by a low one");
                         for (std::size_t k = 8; k < 12; ++k)
-                            if (hex(text_[i + k]) < 0) return fail(i + 6, "expected 4 hex digits after \\u");
+                            if (hex(text_[i + k]) < 0)
+                                return fail(i + 6, "expected 4 hex digits after \\u");
                         std::uint32_t low = hex4(text_, i + 8);
                         if (low < 0xDC00 || low > 0xDFFF)
-                            return fail(i + 6, "a high surrogate \\u escape must be followed by a low one");
+                            return fail(
+                                i + 6, "a high surrogate \\u escape must be followed by a low one");
                         i += 12;
                     } else {
                         i += 6;
                     }
                     continue;
                 }
-                if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+                if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' &&
+                    e != 'r' && e != 't')
                     return fail(i, "unknown escape " + display(text_.substr(i, 2), true));
                 i += 2;
                 continue;
@@ -213,13 +283,16 @@ Result<Value> Reader::validate() {
             ++i;
         }
         std::string_view body = text_.substr(pos + 1, i - pos - 1);
-        if (!is_valid_utf8(body)) return fail(pos, "a string that is not valid UTF-8 (JSON text is UTF-8)");
+        if (!ascii && !is_valid_utf8(body))
+            return fail(pos, "a string that is not valid UTF-8 (JSON text is UTF-8)");
         pos = i + 1;
         return {};
     };
     auto scan_number = [&](std::size_t& pos) -> Result<void> {
         std::size_t i = pos;
-        auto digit = [&](std::size_t k) { return k < text_.size() && text_[k] >= '0' && text_[k] <= '9'; };
+        auto digit = [&](std::size_t k) {
+            return k < text_.size() && text_[k] >= '0' && text_[k] <= '9';
+        };
         if (i < text_.size() && text_[i] == '-') ++i;
         if (!digit(i)) return fail(pos, "expected a number");
         if (text_[i] == '0') {
@@ -248,22 +321,27 @@ Result<Value> Reader::validate() {
         at = skip_space(at);
         // A value (or, inside an object, a key and its value).
         if (expect_key) {
-            if (at >= text_.size() || text_[at] != '"') return fail(at, "expected a member name (a string), found " + found(at));
+            if (at >= text_.size() || text_[at] != '"')
+                return fail(at, "expected a member name (a string), found " + found(at));
             if (auto r = scan_string(at); !r) return r.error();
             at = skip_space(at);
-            if (at >= text_.size() || text_[at] != ':') return fail(at, "expected ':' after the member name, found " + found(at));
+            if (at >= text_.size() || text_[at] != ':')
+                return fail(at, "expected ':' after the member name, found " + found(at));
             at = skip_space(at + 1);
             expect_key = false;
         }
         if (at >= text_.size()) return fail(at, "expected a value, found the end of the text");
         char c = text_[at];
         if (c == '{' || c == '[') {
-            if (stack.size() >= k_max_depth) return fail(at, fmt::format("nesting deeper than {} levels", k_max_depth));
+            if (stack.size() >= k_max_depth)
+                return fail(at, fmt::format("nesting deeper than {} levels", k_max_depth));
             stack.push_back(c == '{' ? Container::object : Container::array);
+            begins.push_back(at);
+            commas.push_back(0);
             at = skip_space(at + 1);
             char close = c == '{' ? '}' : ']';
             if (at < text_.size() && text_[at] == close) {
-                stack.pop_back();
+                close_container(true, at);
                 ++at;
             } else {
                 expect_key = c == '{';
@@ -278,14 +356,19 @@ Result<Value> Reader::validate() {
         } else if (text_.substr(at, 5) == "false") {
             at += 5;
         } else {
-            return fail(at, "expected a value (object, array, string, number, true, false or null), found " + found(at));
+            return fail(
+                at,
+                "expected a value (object, array, string, number, true, false or null), found " +
+                    found(at));
         }
         // After a value: close containers or move to the next element.
         for (;;) {
             const std::size_t stop = at;
             at = skip_space(at);
             if (stack.empty()) {
-                if (at != text_.size()) return fail(at, "expected the end of the text after the value, found " + found(at));
+                if (at != text_.size())
+                    return fail(at,
+                                "expected the end of the text after the value, found " + found(at));
                 root.end = stop;
                 value_end(root.begin, root.kind);
                 return root;
@@ -293,15 +376,17 @@ Result<Value> Reader::validate() {
             const bool object = stack.back() == Container::object;
             if (at < text_.size() && text_[at] == ',') {
                 ++at;
+                ++commas.back();
                 expect_key = object;
                 break;
             }
             if (at < text_.size() && text_[at] == (object ? '}' : ']')) {
-                stack.pop_back();
+                close_container(false, at);
                 ++at;
                 continue;
             }
-            return fail(at, fmt::format("expected ',' or '{}', found {}", object ? '}' : ']', found(at)));
+            return fail(
+                at, fmt::format("expected ',' or '{}', found {}", object ? '}' : ']', found(at)));
         }
     }
 }

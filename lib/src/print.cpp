@@ -1,8 +1,9 @@
 // The text tree of `dump` and the generic JSON of a selected subtree.
 #include "sparksave/print.hpp"
 
-#include "sparksave/json_out.hpp"
+#include "sparksave/column.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/json_out.hpp"
 #include "sparksave/node_path.hpp"
 
 #include <fmt/format.h>
@@ -25,7 +26,8 @@ void append_name(std::string& out, std::string_view name) {
 
 void append_offsets(const Document& doc, NodeId id, const PrintOptions& o, std::string& out) {
     const Span& s = doc.node(id).span;
-    if (o.offsets && s.valid()) fmt::format_to(std::back_inserter(out), "  @{:#x}+{}", s.offset, s.length);
+    if (o.offsets && s.valid())
+        fmt::format_to(std::back_inserter(out), "  @{:#x}+{}", s.offset, s.length);
 }
 
 void append_value(const Document& doc, NodeId id, std::string& out) {
@@ -41,12 +43,70 @@ void append_value(const Document& doc, NodeId id, std::string& out) {
             out += k_hex[c & 15];
         }
         return;
-    default: break;
+    default:
+        break;
     }
     if (n.type == ValueType::string || n.type == ValueType::none)
         append_display(out, v, true);
     else
         append_display(out, v, false);
+}
+
+// A column (column.hpp) shows its element type and count, then its values decoded (floats
+// exact): on the same line when there are at most k_column_row, else that many a line, each
+// line labelled with its tiles and, with --offsets, its own place in the file.
+constexpr std::size_t k_column_row = 16;
+
+void column_text(const Document& doc, NodeId id, int depth, const PrintOptions& o,
+                 std::string& out) {
+    const ColumnType t = column_type(doc, id);
+    const std::string_view v = doc.value(id);
+    out += ' ';
+    if (!t.valid()) {
+        append_value(doc, id, out);
+        append_offsets(doc, id, o, out);
+        out += '\n';
+        return;
+    }
+    const std::size_t n = v.size() / t.width;
+    fmt::format_to(std::back_inserter(out), "{}[{}]", column_type_name(t), n);
+    if (n <= k_column_row) {
+        for (std::size_t i = 0; i < n; ++i) {
+            out += ' ';
+            append_column_element(out, t, v, i);
+        }
+        append_offsets(doc, id, o, out);
+        out += '\n';
+        return;
+    }
+    append_offsets(doc, id, o, out);
+    out += '\n';
+    const Span& s = doc.node(id).span;
+    for (std::size_t row = 0; row < n; row += k_column_row) {
+        const std::size_t end = std::min(n, row + k_column_row);
+        out.append(static_cast<std::size_t>(depth + 1) * 2, ' ');
+        fmt::format_to(std::back_inserter(out), "[{}..{}]:", row, end - 1);
+        for (std::size_t i = row; i < end; ++i) {
+            out += ' ';
+            append_column_element(out, t, v, i);
+        }
+        if (o.offsets && s.valid())
+            fmt::format_to(std::back_inserter(out), "  @{:#x}+{}", s.offset + row * t.width,
+                           (end - row) * t.width);
+        out += '\n';
+    }
+}
+
+// A column as a JSON array of its values; bytes that are no column as base64.
+void column_json(const Document& doc, NodeId id, std::string& out) {
+    const ColumnType t = column_type(doc, id);
+    if (t.valid()) {
+        append_column_json(out, t, doc.value(id));
+        return;
+    }
+    out += "{\"base64\": \"";
+    out += base64_encode(doc.value(id));
+    out += "\"}";
 }
 
 void text_node(const Document& doc, NodeId id, int depth, std::string_view label_prefix,
@@ -55,12 +115,24 @@ void text_node(const Document& doc, NodeId id, int depth, std::string_view label
     out.append(static_cast<std::size_t>(depth) * 2, ' ');
     out += label_prefix;
     out += ':';
+    if (n.kind == NodeKind::column) {
+        column_text(doc, id, depth, o, out);
+        return;
+    }
     const bool container = n.kind == NodeKind::object || n.kind == NodeKind::list;
     if (!container) {
         out += ' ';
         append_value(doc, id, out);
         append_offsets(doc, id, o, out);
         out += '\n';
+        // A scalar may carry views of its value (a spark-kv record's decoded MMO fields): they
+        // are shown by name under it.
+        std::string label;
+        for (NodeId c : doc.children(id)) {
+            label.clear();
+            append_name(label, doc.name(c));
+            text_node(doc, c, depth + 1, label, o, out);
+        }
         return;
     }
     // A container with a tag (a text archive's class name: `Vector 2D`, `UnorderedMap`) shows
@@ -123,15 +195,22 @@ void json_children_object(const Document& doc, NodeId id, std::string& out, int 
 void json_node(const Document& doc, NodeId id, std::string& out, int depth) {
     const Node& n = doc.node(id);
     switch (n.kind) {
-    case NodeKind::scalar: append_json_bytes(out, doc.value(id)); return;
-    case NodeKind::bytes:
+    case NodeKind::scalar:
+        append_json_bytes(out, doc.value(id));
+        return;
     case NodeKind::column:
+        column_json(doc, id, out);
+        return;
+    case NodeKind::bytes:
         out += "{\"base64\": \"";
         out += base64_encode(doc.value(id));
         out += "\"}";
         return;
-    case NodeKind::object: json_children_object(doc, id, out, depth); return;
-    case NodeKind::list: break;
+    case NodeKind::object:
+        json_children_object(doc, id, out, depth);
+        return;
+    case NodeKind::list:
+        break;
     }
     if (n.first_child == k_no_node) {
         out += "[]";
@@ -160,8 +239,8 @@ void json_node(const Document& doc, NodeId id, std::string& out, int depth) {
 
 } // namespace
 
-void print_text(const Document& doc, NodeId node, std::string_view label, const PrintOptions& options,
-                std::string& out) {
+void print_text(const Document& doc, NodeId node, std::string_view label,
+                const PrintOptions& options, std::string& out) {
     if (node == doc.root()) {
         for (NodeId c : doc.children(node)) {
             std::string name;
@@ -187,15 +266,20 @@ namespace {
 void compact_node(const Document& doc, NodeId id, std::string& out) {
     const Node& n = doc.node(id);
     switch (n.kind) {
-    case NodeKind::scalar: append_json_bytes(out, doc.value(id)); return;
-    case NodeKind::bytes:
+    case NodeKind::scalar:
+        append_json_bytes(out, doc.value(id));
+        return;
     case NodeKind::column:
+        column_json(doc, id, out);
+        return;
+    case NodeKind::bytes:
         out += "{\"base64\": \"";
         out += base64_encode(doc.value(id));
         out += "\"}";
         return;
     case NodeKind::object:
-    case NodeKind::list: break;
+    case NodeKind::list:
+        break;
     }
     // Objects as arrays of [name, value] pairs (names may repeat); lists as arrays, named items
     // as {"name": ..., "value": ...}: the same shapes as print_json_subtree, on one line.
@@ -225,6 +309,44 @@ void compact_node(const Document& doc, NodeId id, std::string& out) {
 
 } // namespace
 
-void print_json_compact(const Document& doc, NodeId node, std::string& out) { compact_node(doc, node, out); }
+void print_json_compact(const Document& doc, NodeId node, std::string& out) {
+    compact_node(doc, node, out);
+}
+
+} // namespace sparksave
+
+namespace sparksave {
+
+TextParts::TextParts(const PrintOptions& options, std::string& out)
+    : options_(options), out_(out) {}
+
+void TextParts::head(const Document& doc, std::uint64_t items) {
+    const NodeId root = doc.root();
+    for (NodeId c : doc.children(root)) {
+        std::string name;
+        append_name(name, doc.name(c));
+        const Node& n = doc.node(c);
+        // The list the items will come into: its header line only, as print_text would print it.
+        if (n.kind == NodeKind::list && n.next_sibling == k_no_node && n.first_child == k_no_node) {
+            out_ += name;
+            out_ += items == 0 ? ": []\n" : ":\n";
+            continue;
+        }
+        text_node(doc, c, 0, name, options_, out_);
+    }
+}
+
+void TextParts::item(const Document& doc, NodeId item, std::uint64_t index) {
+    std::string label = fmt::format("[{}]", index);
+    if (!doc.name(item).empty()) {
+        label += ' ';
+        append_display(label, doc.name(item), true);
+    }
+    text_node(doc, item, 1, label, options_, out_);
+}
+
+void TextParts::tail(const Document& doc) {
+    print_text(doc, doc.root(), {}, options_, out_);
+}
 
 } // namespace sparksave

@@ -7,8 +7,8 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -34,9 +34,11 @@ Run run_case(const fs::path& case_dir, const fs::path& scratch) {
     while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r')) cmd.pop_back();
     const fs::path bin = fs::path(SPARKSAVE_BINARY).parent_path();
     const fs::path out = scratch / "stdout", err = scratch / "stderr";
-    std::string script = "cd " + shell_quote(test::testdata().string()) + " && export PATH=" + shell_quote(bin.string()) +
-                         ":\"$PATH\" LC_ALL=C SCRATCH=" + shell_quote((scratch / "work").string()) + " && unset NO_COLOR && (" + cmd +
-                         ") >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string()) + " </dev/null";
+    std::string script = "cd " + shell_quote(test::testdata().string()) +
+                         " && export PATH=" + shell_quote(bin.string()) +
+                         ":\"$PATH\" LC_ALL=C SCRATCH=" + shell_quote((scratch / "work").string()) +
+                         " && unset NO_COLOR && (" + cmd + ") >" + shell_quote(out.string()) +
+                         " 2>" + shell_quote(err.string()) + " </dev/null";
     int rc = std::system(("/bin/sh -c " + shell_quote(script)).c_str());
     Run r;
     r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
@@ -53,7 +55,8 @@ TEST_CASE("cli cases: stdout, stderr and exit status of the built binary") {
         if (e.is_directory() && fs::exists(e.path() / "cmd")) cases.push_back(e.path());
     std::sort(cases.begin(), cases.end());
     REQUIRE(cases.size() >= 30);
-    const fs::path scratch = fs::temp_directory_path() / ("sparksave-cli-" + std::to_string(::getpid()));
+    const fs::path scratch =
+        fs::temp_directory_path() / ("sparksave-cli-" + std::to_string(::getpid()));
     for (const auto& c : cases) {
         CAPTURE(c.filename().string());
         fs::remove_all(scratch);
@@ -77,9 +80,10 @@ TEST_CASE("cli cases: stdout, stderr and exit status of the built binary") {
 #include <cstdio>
 
 TEST_CASE("diff --json output parses back as the documented array") {
-    const std::string cmd = std::string(SPARKSAVE_BINARY) + " diff --json " +
-                            (test::testdata() / "spark_save/valid/v1-screenshotless.spark_save").string() + " " +
-                            (test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save").string();
+    const std::string cmd =
+        std::string(SPARKSAVE_BINARY) + " diff --json " +
+        (test::testdata() / "spark_save/valid/v1-screenshotless.spark_save").string() + " " +
+        (test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save").string();
     std::string out;
     FILE* pipe = ::popen(cmd.c_str(), "r");
     REQUIRE(pipe);
@@ -103,6 +107,95 @@ TEST_CASE("diff --json output parses back as the documented array") {
         return true;
     });
     CHECK(seen == std::vector<std::string>{"change version", "add metadata.screenshotPath",
-                                           "add entities[name=legacy-player].Transform.parent", "add checksum"});
+                                           "add entities[name=legacy-player].Transform.parent",
+                                           "add checksum"});
+}
+#endif
+
+#ifdef SPARKSAVE_BINARY
+#include "sparksave/migrate.hpp"
+#include "sparksave/print.hpp"
+#include "sparksave/spark_save.hpp"
+
+namespace {
+
+// A v1 save of a few MiB: large enough for the part-by-part paths of dump and migrate.
+std::string large_v1_save() {
+    std::string b = "SPRK";
+    auto u16 = [&](std::size_t v) {
+        b += static_cast<char>(v & 0xFF), b += static_cast<char>(v >> 8);
+    };
+    auto u32 = [&](std::uint64_t v) {
+        for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF);
+    };
+    auto str = [&](const std::string& s) {
+        u16(s.size());
+        b += s;
+    };
+    u32(1);
+    const std::string meta = "Big\nScene\nClass\n1700000000\n1.5\n75\n25\n1 2 3\n4\n1\n";
+    u32(meta.size());
+    b += meta;
+    const std::size_t entities = 20000;
+    u32(entities);
+    for (std::size_t e = 0; e < entities; ++e) {
+        str("entity-" + std::to_string(e));
+        u16(2);
+        str("Transform");
+        u16(9);
+        for (const char* k : {"rz", "px", "py", "rx", "pz", "ry", "sx", "sy", "sz"}) {
+            str(k);
+            str(std::to_string(e % 97) + ".500000");
+        }
+        str("Health");
+        u16(1);
+        str("hp");
+        str(e % 3 ? "\xff raw" : "100");
+    }
+    u32(1);
+    str("k");
+    str("v");
+    return b;
+}
+
+std::string run_binary(const std::string& args, int& status) {
+    std::string out;
+    FILE* pipe = ::popen((std::string(SPARKSAVE_BINARY) + " " + args).c_str(), "r");
+    REQUIRE(pipe);
+    char buf[65536];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
+    status = WEXITSTATUS(::pclose(pipe));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("large files: dump and migrate part by part give what the whole tree gives") {
+    const std::string input = large_v1_save();
+    REQUIRE(input.size() > (2u << 20));
+    const fs::path dir =
+        fs::temp_directory_path() / ("sparksave-large-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    test::write_bytes(dir / "big.spark_save", input);
+    auto parsed = spark_save::read(std::make_shared<const Source>(input));
+    REQUIRE_FALSE(parsed.findings.has_errors());
+
+    int status = 0;
+    std::string json;
+    spark_save::to_json(parsed.doc, json);
+    CHECK(run_binary("dump --json " + (dir / "big.spark_save").string(), status) == json);
+    CHECK(status == 0);
+    std::string text = "format: spark_save\nversion: 1\n";
+    print_text(parsed.doc, parsed.doc.root(), {}, PrintOptions{}, text);
+    CHECK(run_binary("dump " + (dir / "big.spark_save").string(), status) == text);
+
+    auto expected = migrate(parsed.doc, 4);
+    REQUIRE(expected);
+    run_binary("migrate -o " + (dir / "big.v4.spark_save").string() + " " +
+                   (dir / "big.spark_save").string(),
+               status);
+    CHECK(status == 0);
+    CHECK(test::read_bytes(dir / "big.v4.spark_save") == expected->bytes);
+    fs::remove_all(dir);
 }
 #endif

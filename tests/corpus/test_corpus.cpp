@@ -30,7 +30,8 @@ std::string findings_text(const Findings& findings) {
         std::string off = f.has_offset() ? fmt::format("{:#x}", f.offset)
                           : f.line != 0  ? fmt::format("{}:{}", f.line, f.column)
                                          : "-";
-        out += fmt::format("{} {} {} {}\n", severity_name(f.severity), code_name(f.code), off, f.path.empty() ? "-" : f.path);
+        out += fmt::format("{} {} {} {}\n", severity_name(f.severity), code_name(f.code), off,
+                           f.path.empty() ? "-" : f.path);
     }
     return out;
 }
@@ -45,7 +46,7 @@ const FormatInfo& corpus_format(const char* name) {
 } // namespace
 
 TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
-    for (const char* name : {"spark_save", "text_archive"}) {
+    for (const char* name : {"spark_save", "text_archive", "tess_world", "gmsv", "spark_kv"}) {
         const FormatInfo& format = corpus_format(name);
         const fs::path dir = test::testdata() / name;
         auto files = test::files_in(dir / "valid", "");
@@ -61,7 +62,8 @@ TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
 
             std::string text = findings_text(p.findings);
             print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
-            std::string diff = test::check_golden(dir / "golden" / (file.filename().string() + ".dump"), text);
+            std::string diff =
+                test::check_golden(dir / "golden" / (file.filename().string() + ".dump"), text);
             CHECK_MESSAGE(diff.empty(), diff);
             std::string json;
             format.to_json(p.doc, json);
@@ -72,7 +74,9 @@ TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
 }
 
 TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
-    for (auto [name, at_least] : {std::pair{"spark_save", 40}, std::pair{"text_archive", 15}}) {
+    for (auto [name, at_least] :
+         {std::pair{"spark_save", 40}, std::pair{"text_archive", 15}, std::pair{"tess_world", 30},
+          std::pair{"gmsv", 18}, std::pair{"spark_kv", 12}}) {
         const FormatInfo& format = corpus_format(name);
         const fs::path dir = test::testdata() / name / "invalid";
         auto expects = test::files_in(dir, ".expect");
@@ -80,7 +84,8 @@ TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
         // Every data file has its .expect, and every .expect its data file.
         for (const auto& file : test::files_in(dir, ""))
             if (file.extension() != ".expect")
-                CHECK_MESSAGE(fs::exists(file.string() + ".expect"), (file.string() + " has no .expect"));
+                CHECK_MESSAGE(fs::exists(file.string() + ".expect"),
+                              (file.string() + " has no .expect"));
         for (const auto& expect : expects) {
             fs::path file = expect;
             file.replace_extension(); // <file>.expect -> <file>
@@ -96,7 +101,7 @@ TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
 
 TEST_CASE("every truncation and single-byte flip of every valid file is handled cleanly") {
     std::size_t cases = 0;
-    for (const char* name : {"spark_save", "text_archive"}) {
+    for (const char* name : {"spark_save", "text_archive", "tess_world", "gmsv", "spark_kv"}) {
         const FormatInfo& format = corpus_format(name);
         for (const auto& file : test::files_in(test::testdata() / name / "valid", "")) {
             CAPTURE(file.filename().string());

@@ -1,5 +1,6 @@
 // libFuzzer target for the text archive reader: read, summarize (the same findings), print
-// (text and JSON), and when the input is valid, check that writing it back gives the same bytes.
+// (text and JSON), and when the input is valid, check that writing it back and packing its JSON
+// dump both give the same bytes.
 #include "sparksave/print.hpp"
 #include "sparksave/text_archive.hpp"
 
@@ -21,10 +22,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     std::string text;
     print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
-    text_archive::to_json(p.doc, text);
+    std::string json;
+    text_archive::to_json(p.doc, json);
     if (!p.findings.has_errors()) {
         auto written = text_archive::write(p.doc);
         if (!written || *written != bytes) std::abort();
+        auto packed = text_archive::from_json(json);
+        if (!packed || packed->bytes != bytes) std::abort();
     }
     return 0;
 }

@@ -17,7 +17,9 @@ using namespace sparksave;
 
 namespace {
 
-Parsed parse(const std::string& bytes) { return spark_save::read(std::make_shared<const Source>(bytes)); }
+Parsed parse(const std::string& bytes) {
+    return spark_save::read(std::make_shared<const Source>(bytes));
+}
 
 std::string dump_json(const std::string& bytes) {
     std::string json;
@@ -49,7 +51,9 @@ using Comps = std::vector<std::pair<std::string, Props>>;
 std::string save_v3(const std::vector<std::pair<std::string, Comps>>& entities,
                     const Props& custom = {}, const std::string& play_time = "42.5") {
     std::string b = "SPRK";
-    auto u16 = [&](std::size_t v) { b += static_cast<char>(v & 0xFF), b += static_cast<char>(v >> 8); };
+    auto u16 = [&](std::size_t v) {
+        b += static_cast<char>(v & 0xFF), b += static_cast<char>(v >> 8);
+    };
     auto u32 = [&](std::uint64_t v) {
         for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF);
     };
@@ -111,12 +115,14 @@ TEST_CASE("json reader: validation with line:column") {
         CHECK(v.error().line == bad.line);
         CHECK(v.error().column == bad.column);
     }
-    std::string deep(600, '[');
-    deep += std::string(600, ']');
+    std::string deep(json::Reader::k_max_depth + 1, '[');
+    deep += std::string(json::Reader::k_max_depth + 1, ']');
     json::Reader r(deep);
     auto v = r.validate();
     REQUIRE_FALSE(v);
-    CHECK(v.error().message == "nesting deeper than 512 levels");
+    CHECK(v.error().message ==
+          fmt::format("not valid JSON: nesting deeper than {} levels", json::Reader::k_max_depth));
+    CHECK(json::Reader(deep.substr(1, 2 * json::Reader::k_max_depth)).validate());
 }
 
 TEST_CASE("json reader: navigation and decoding") {
@@ -138,7 +144,8 @@ TEST_CASE("json reader: navigation and decoding") {
         if (i == 1) CHECK(r.decoded(e) == "x\xc3\xa9\xf0\x9f\x98\x80\n");
         return true;
     });
-    CHECK(kinds == std::vector<json::Kind>{json::Kind::number, json::Kind::string, json::Kind::object});
+    CHECK(kinds ==
+          std::vector<json::Kind>{json::Kind::number, json::Kind::string, json::Kind::object});
     json::Value c;
     REQUIRE(r.find(*root, "c", c));
     CHECK(r.is_true(c));
@@ -174,7 +181,8 @@ TEST_CASE("pack(dump --json x) == x for generated saves of every version") {
 }
 
 TEST_CASE("pack: an edited field rebuilds the metadata block; the checksum is recomputed") {
-    const std::string bytes = test::read_bytes(test::testdata() / "spark_save/valid/v4-hierarchy.spark_save");
+    const std::string bytes =
+        test::read_bytes(test::testdata() / "spark_save/valid/v4-hierarchy.spark_save");
     std::string json = dump_json(bytes);
     auto at = json.find("\"playTime\": \"3725.5\"");
     REQUIRE(at != std::string::npos);
@@ -193,22 +201,35 @@ TEST_CASE("pack: JSON that is not a dump gets an error at the JSON path") {
         const char* path;
         const char* message_start;
     };
-    for (Case c : std::initializer_list<Case>{
-             {"[]", "", "expected an object"},
-             {R"({"format": "spark_save", "metadata": {"raw": ""}, "entities": []})", "", "expected a member \"version\""},
-             {R"({"version": 9, "metadata": {"raw": ""}, "entities": []})", "version", "expected an integer from 1 to 4"},
-             {R"({"version": "4", "metadata": {"raw": ""}, "entities": []})", "version", "expected an integer from 1 to 4"},
-             {R"({"version": 3, "metadata": {"raw": 5}, "entities": []})", "metadata.raw", "expected a string or {\"base64\""},
-             {R"({"version": 3, "metadata": {"raw": ""}, "entities": {}})", "entities", "expected an array of entities"},
-             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a"}]})", "entities[0]", "expected a member \"components\""},
-             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "components": [{"type": "T", "properties": [["k"]]}]}]})",
-              "entities[0].components[0].properties[0]", "expected a [key, value] pair, found 1 elements"},
-             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "extra": 1})", "extra", "unknown member \"extra\""},
-             {R"({"version": 3, "metadata": {"raw": {"base64": "!!"}}, "entities": []})", "metadata.raw", "expected standard base64"},
-             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customStateAbsent": true})", "customStateAbsent", "v3 files always"},
-             {R"({"version": 3, "metadata": {"fields": {}}, "entities": []})", "metadata.fields.saveName", "expected this field"},
-             {R"({"format": "text_archive", "version": 3, "metadata": {"raw": ""}, "entities": []})", "format", "expected \"spark_save\""},
-         }) {
+    for (
+        Case c : std::initializer_list<Case>{
+            {"[]", "", "expected an object"},
+            {R"({"format": "spark_save", "metadata": {"raw": ""}, "entities": []})", "",
+             "expected a member \"version\""},
+            {R"({"version": 9, "metadata": {"raw": ""}, "entities": []})", "version",
+             "expected an integer from 1 to 4"},
+            {R"({"version": "4", "metadata": {"raw": ""}, "entities": []})", "version",
+             "expected an integer from 1 to 4"},
+            {R"({"version": 3, "metadata": {"raw": 5}, "entities": []})", "metadata.raw",
+             "expected a string or {\"base64\""},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": {}})", "entities",
+             "expected an array of entities"},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a"}]})",
+             "entities[0]", "expected a member \"components\""},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "components": [{"type": "T", "properties": [["k"]]}]}]})",
+             "entities[0].components[0].properties[0]",
+             "expected a [key, value] pair, found 1 elements"},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "extra": 1})", "extra",
+             "unknown member \"extra\""},
+            {R"({"version": 3, "metadata": {"raw": {"base64": "!!"}}, "entities": []})",
+             "metadata.raw", "expected standard base64"},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customStateAbsent": true})",
+             "customStateAbsent", "v3 files always"},
+            {R"({"version": 3, "metadata": {"fields": {}}, "entities": []})",
+             "metadata.fields.saveName", "expected this field"},
+            {R"({"format": "text_archive", "version": 3, "metadata": {"raw": ""}, "entities": []})",
+             "format", "expected \"spark_save\""},
+        }) {
         CAPTURE(c.json);
         auto packed = spark_save::from_json(c.json);
         REQUIRE_FALSE(packed);
@@ -224,16 +245,20 @@ TEST_CASE("diff: identical files, reordered properties, changed values") {
                           {"Health", {{"hp", "10"}}}};
     const std::string a = save_v3({{"player", player}, {"tree", {}}}, {{"k", "v"}});
     CHECK(diff_lines(a, a) == "");
-    const Comps reordered = {{"Health", {{"hp", "10"}}},
-                             {"Transform", {{"parent", "-1"}, {"py", "2.000000"}, {"px", "1.000000"}}}};
+    const Comps reordered = {
+        {"Health", {{"hp", "10"}}},
+        {"Transform", {{"parent", "-1"}, {"py", "2.000000"}, {"px", "1.000000"}}}};
     const std::string b = save_v3({{"tree", {}}, {"player", reordered}}, {{"k", "v"}});
     CHECK(diff_lines(a, b) == "");
     DiffOptions order;
     order.order = true;
-    CHECK(diff_lines(a, b, order) == "order entities | order entities[name=player] | order entities[name=player].Transform");
-    const Comps changed = {{"Transform", {{"px", "1.5"}, {"py", "2"}, {"parent", "-1"}}}, {"Health", {{"hp", "10"}}}};
+    CHECK(diff_lines(a, b, order) ==
+          "order entities | order entities[name=player] | order entities[name=player].Transform");
+    const Comps changed = {{"Transform", {{"px", "1.5"}, {"py", "2"}, {"parent", "-1"}}},
+                           {"Health", {{"hp", "10"}}}};
     const std::string c = save_v3({{"player", changed}, {"tree", {}}}, {{"k", "w"}}, "42.50");
-    CHECK(diff_lines(a, c) == "change entities[name=player].Transform.px 1.000000->1.5 | change customState.k v->w");
+    CHECK(diff_lines(a, c) ==
+          "change entities[name=player].Transform.px 1.000000->1.5 | change customState.k v->w");
     DiffOptions eps;
     eps.epsilon = 0.5;
     CHECK(diff_lines(a, c, eps) == "change customState.k v->w");
@@ -245,15 +270,21 @@ TEST_CASE("diff: identical files, reordered properties, changed values") {
 
 TEST_CASE("diff: entities added and removed, duplicate names matched in order") {
     const Comps t = {{"Transform", {{"parent", "-1"}}}};
-    const std::string a = save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}, {"orc", {{"Hp", {{"v", "2"}}}}}, {"elf", t}});
-    const std::string b = save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}, {"orc", {{"Hp", {{"v", "3"}}}}}, {"dwarf", t}});
-    CHECK(diff_lines(a, b) == "change entities[1].Hp.v 2->3 | remove entities[name=elf] | add entities[name=dwarf]");
+    const std::string a =
+        save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}, {"orc", {{"Hp", {{"v", "2"}}}}}, {"elf", t}});
+    const std::string b =
+        save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}, {"orc", {{"Hp", {{"v", "3"}}}}}, {"dwarf", t}});
+    CHECK(diff_lines(a, b) ==
+          "change entities[1].Hp.v 2->3 | remove entities[name=elf] | add entities[name=dwarf]");
 }
 
-TEST_CASE("diff across versions: a v1 save and its migrated v4 differ by exactly what migration adds") {
-    const std::string v1 = test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
+TEST_CASE(
+    "diff across versions: a v1 save and its migrated v4 differ by exactly what migration adds") {
+    const std::string v1 =
+        test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
     auto migrated = migrate(parse(v1).doc, 4);
     REQUIRE(migrated);
     auto lines = diff_lines(v1, migrated->bytes);
-    CHECK(lines == "change version | add metadata.screenshotPath | add entities[name=legacy-player].Transform.parent | add checksum");
+    CHECK(lines == "change version | add metadata.screenshotPath | add "
+                   "entities[name=legacy-player].Transform.parent | add checksum");
 }

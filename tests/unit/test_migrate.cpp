@@ -23,7 +23,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Parsed parse(const std::string& bytes) { return spark_save::read(std::make_shared<const Source>(bytes)); }
+Parsed parse(const std::string& bytes) {
+    return spark_save::read(std::make_shared<const Source>(bytes));
+}
 
 std::string value_at(const Document& doc, const char* path) {
     auto n = resolve(doc, *NodePath::parse(path));
@@ -39,7 +41,8 @@ std::vector<std::string> contents(const Document& doc) {
     for (NodeId entity : doc.children(entities)) {
         for (NodeId comp : doc.children(entity))
             for (NodeId prop : doc.children(comp))
-                out.push_back(fmt::format("{}/{}/{}/{}={}", e, doc.name(entity), doc.name(comp), doc.name(prop), doc.value(prop)));
+                out.push_back(fmt::format("{}/{}/{}/{}={}", e, doc.name(entity), doc.name(comp),
+                                          doc.name(prop), doc.value(prop)));
         out.push_back(fmt::format("{}/{}", e, doc.name(entity)));
         ++e;
     }
@@ -75,7 +78,8 @@ TEST_CASE("each format's migration chain is contiguous up to its current version
 }
 
 TEST_CASE("the real v1 file migrates to v4 exactly as FORMATS.md 1.6 says") {
-    const std::string input = test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
+    const std::string input =
+        test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
     auto in = parse(input);
     auto m = migrate(in.doc, 4);
     REQUIRE_MESSAGE(m, (m ? "" : m.error().describe()));
@@ -85,28 +89,33 @@ TEST_CASE("the real v1 file migrates to v4 exactly as FORMATS.md 1.6 says") {
     CHECK(out.doc.version() == 4);
     // Metadata: an empty screenshotPath after playerClass, every number's text kept.
     CHECK(value_at(out.doc, "metadata") ==
-          "Legacy screenshotless save\nLegacyScene\nRanger\n\n1700000000\n42.5\n75\n25\n1 2 3\n4\n1\n");
+          "Legacy screenshotless save\nLegacyScene\nRanger\n\n1700000000\n42.5\n75\n25\n1 2 "
+          "3\n4\n1\n");
     CHECK(value_at(out.doc, "metadata.screenshotPath").empty());
     // The Transform keeps its hash order, gains parent=-1 last.
     auto transform = *resolve(out.doc, *NodePath::parse("entities[0].Transform"));
     std::string order;
-    for (NodeId c : out.doc.children(transform)) order += std::string(out.doc.name(c)) + "=" + std::string(out.doc.value(c)) + " ";
-    CHECK(order == "rz=-2.250000 px=12.500000 py=-3.250000 rx=0.125000 pz=99.750000 ry=1.500000 sx=2.000000 "
-                   "sy=0.500000 sz=3.750000 parent=-1 ");
+    for (NodeId c : out.doc.children(transform))
+        order += std::string(out.doc.name(c)) + "=" + std::string(out.doc.value(c)) + " ";
+    CHECK(order ==
+          "rz=-2.250000 px=12.500000 py=-3.250000 rx=0.125000 pz=99.750000 ry=1.500000 sx=2.000000 "
+          "sy=0.500000 sz=3.750000 parent=-1 ");
     CHECK(value_at(out.doc, "customState[\"legacy.key\"]") == "legacy-value");
     // The trailer is the CRC-32 of everything before it.
     const std::string& b = m->bytes;
-    CHECK(boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(b.data() + b.size() - 4)) ==
-          crc32(std::string_view(b).substr(0, b.size() - 4)));
+    CHECK(boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(
+              b.data() + b.size() - 4)) == crc32(std::string_view(b).substr(0, b.size() - 4)));
     // The input document is untouched (steps work on a copy).
     CHECK(in.doc.version() == 1);
     CHECK(resolve(in.doc, *NodePath::parse("entities[0].Transform.parent")).has_value() == false);
-    std::string diff = test::check_golden(test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save", m->bytes);
+    std::string diff = test::check_golden(
+        test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save", m->bytes);
     CHECK_MESSAGE(diff.empty(), diff);
 }
 
 TEST_CASE("the real v2 file keeps its screenshot path") {
-    auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
+    auto in = parse(test::read_bytes(
+        test::testdata() / "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
     auto m = migrate(in.doc, 4);
     REQUIRE(m);
     CHECK(m->steps.size() == 2);
@@ -117,12 +126,15 @@ TEST_CASE("the real v2 file keeps its screenshot path") {
     CHECK(value_at(out.doc, "entities[0].Transform.parent") == "-1");
     CHECK(value_at(out.doc, "entities[0].Transform.px") == "12.500000");
     CHECK(value_at(out.doc, "customState[\"legacy.key\"]") == "legacy-value");
-    std::string diff = test::check_golden(test::testdata() / "migrations/spark_save/v2-screenshot-without-hierarchy.v4.spark_save", m->bytes);
+    std::string diff = test::check_golden(
+        test::testdata() / "migrations/spark_save/v2-screenshot-without-hierarchy.v4.spark_save",
+        m->bytes);
     CHECK_MESSAGE(diff.empty(), diff);
 }
 
 TEST_CASE("the real v3 file becomes v4 with identical payload bytes plus the trailer") {
-    const std::string input = test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save");
+    const std::string input =
+        test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save");
     auto m = migrate(parse(input).doc, 4);
     REQUIRE(m);
     const std::string& b = m->bytes;
@@ -130,14 +142,16 @@ TEST_CASE("the real v3 file becomes v4 with identical payload bytes plus the tra
     CHECK(b.substr(0, 4) == "SPRK");
     CHECK(b[4] == 4);
     CHECK(b.substr(8, input.size() - 8) == input.substr(8));
-    CHECK(boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(b.data() + input.size())) ==
-          crc32(std::string_view(b).substr(0, input.size())));
-    std::string diff = test::check_golden(test::testdata() / "migrations/spark_save/v3-fps-profile.v4.spark_save", m->bytes);
+    CHECK(boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(
+              b.data() + input.size())) == crc32(std::string_view(b).substr(0, input.size())));
+    std::string diff = test::check_golden(
+        test::testdata() / "migrations/spark_save/v3-fps-profile.v4.spark_save", m->bytes);
     CHECK_MESSAGE(diff.empty(), diff);
 }
 
 TEST_CASE("migrating is idempotent: a v4 file needs no step, twice equals once") {
-    auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
+    auto in =
+        parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
     auto once = migrate(in.doc, 4);
     REQUIRE(once);
     auto again = parse(once->bytes);
@@ -153,13 +167,18 @@ TEST_CASE("migrating is idempotent: a v4 file needs no step, twice equals once")
 }
 
 TEST_CASE("a v1 file whose content breaks a v4 rule fails with the node path, changing nothing") {
-    auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-duplicates.spark_save"));
+    auto in =
+        parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-duplicates.spark_save"));
     auto m = migrate(in.doc, 4);
     REQUIRE_FALSE(m);
     CHECK(m.error().path == "entities[0].HealthComponent.current");
     CHECK(m.error().code == ErrorCode::duplicate_key);
-    CHECK(m.error().message.find("the v4 rules refuse the result of step spark_save_v3_to_v4") == 0);
-    auto nan = migrate(parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-loose-metadata.spark_save")).doc, 4);
+    CHECK(m.error().message.find("the v4 rules refuse the result of step spark_save_v3_to_v4") ==
+          0);
+    auto nan = migrate(
+        parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-loose-metadata.spark_save"))
+            .doc,
+        4);
     REQUIRE_FALSE(nan);
     CHECK(nan.error().path == "metadata.playTime");
     // --to 2 is fine: the v2 reader tolerates both.
@@ -169,7 +188,8 @@ TEST_CASE("a v1 file whose content breaks a v4 rule fails with the node path, ch
 TEST_CASE("v1/v2 quirks: trailing bytes, a missing count and a cut pair are resolved for v3") {
     for (const char* name : {"v1-trailing-bytes", "v1-no-custom-count", "v2-truncated-pair"}) {
         CAPTURE(name);
-        auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid" / (std::string(name) + ".spark_save")));
+        auto in = parse(test::read_bytes(test::testdata() / "spark_save/valid" /
+                                         (std::string(name) + ".spark_save")));
         auto m = migrate(in.doc, 4);
         REQUIRE(m);
         CHECK_FALSE(m->notes.empty());
@@ -178,7 +198,6 @@ TEST_CASE("v1/v2 quirks: trailing bytes, a missing count and a cut pair are reso
         CHECK(out.doc.child(out.doc.root(), "trailing") == k_no_node);
     }
 }
-
 
 TEST_CASE("generated saves of every version migrate to valid v4 files that keep everything") {
     std::mt19937 rng(42);
@@ -200,10 +219,51 @@ TEST_CASE("generated saves of every version migrate to valid v4 files that keep 
             // Everything that was there is there, in order; only parent=-1 lines were added.
             std::vector<std::string> without_added;
             for (const auto& line : after)
-                if (version >= 3 || line.find("/Transform/parent=-1") == std::string::npos) without_added.push_back(line);
+                if (version >= 3 || line.find("/Transform/parent=-1") == std::string::npos)
+                    without_added.push_back(line);
             CHECK(without_added == before);
             ++migrated;
         }
     }
     CHECK(migrated == 300);
+}
+
+TEST_CASE("migrating part by part gives the bytes and notes of migrating the whole tree") {
+    std::vector<std::string> inputs;
+    for (const auto& file : test::files_in(test::testdata() / "spark_save/valid", ".spark_save"))
+        inputs.push_back(test::read_bytes(file));
+    std::mt19937 rng(7);
+    for (std::uint32_t version = 1; version <= 3; ++version)
+        for (int i = 0; i < 40; ++i) inputs.push_back(test::random_spark_save(rng, version));
+    const FormatInfo& format = format_info(FormatId::spark_save);
+    int compared = 0;
+    for (const std::string& input : inputs) {
+        auto source = std::make_shared<const Source>(input);
+        auto whole = migrate(spark_save::read(source).doc, 4);
+        std::string streamed;
+        auto parts = migrate_parts(format, source, 4, [&](std::string_view b) -> Result<void> {
+            streamed.append(b);
+            return {};
+        });
+        REQUIRE_MESSAGE(parts, (parts ? "" : parts.error().describe()));
+        if (whole) {
+            CHECK(streamed == whole->bytes);
+            CHECK(parts->notes == whole->notes);
+            CHECK(parts->steps == whole->steps);
+            ++compared;
+        } else {
+            // The whole-tree migration refused the result; part by part, the caller's read-back
+            // does.
+            CHECK(format.summarize(streamed).findings.has_errors());
+        }
+    }
+    CHECK(compared >= 120);
+    // A file that does not parse is refused part by part too.
+    auto bad = migrate_parts(
+        format,
+        std::make_shared<const Source>(test::read_bytes(
+            test::testdata() / "spark_save/invalid/v3-truncated-entity-name.spark_save")),
+        4, [](std::string_view) -> Result<void> { return {}; });
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().message.rfind("does not parse: ", 0) == 0);
 }

@@ -103,6 +103,9 @@ class ByteWriter {
     void patch_u32(std::size_t at, std::uint32_t v);
 
     std::size_t size() const noexcept { return out_.size(); }
+    void clear() noexcept { out_.clear(); }
+    // Drops what was written after `size` bytes.
+    void truncate(std::size_t size) { out_.resize(size); }
     std::string_view view() const noexcept { return out_; }
     std::string take() && { return std::move(out_); }
 

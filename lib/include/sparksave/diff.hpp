@@ -2,7 +2,9 @@
 // Children of an object are matched by name (the k-th child of a name with the k-th of the
 // same name, so repeated names work); children of a list by name when they have one (entities),
 // else by position (Vector items). Order alone is not a difference unless asked for. Values
-// that both read as numbers are compared as numbers, within an epsilon.
+// that both read as numbers are compared as numbers, within an epsilon. Columns (column.hpp) are
+// compared element by element: a changed scalar is reported at `<column path>[<index>]`, e.g. a
+// tess tile as chunks[name=<key>].fields[<field>][<tile>].
 #pragma once
 
 #include "sparksave/document.hpp"
@@ -16,18 +18,18 @@
 namespace sparksave {
 
 struct DiffOptions {
-    double epsilon = 0;            // numbers closer than this (inclusive) are equal
-    std::vector<NodePath> ignore;  // patterns: a change at or under a match is not reported
-    bool order = false;            // also report children whose relative order changed
+    double epsilon = 0;           // numbers closer than this (inclusive) are equal
+    std::vector<NodePath> ignore; // patterns: a change at or under a match is not reported
+    bool order = false;           // also report children whose relative order changed
 };
 
 struct Change {
     enum class Op : std::uint8_t { add, remove, change, order };
     Op op = Op::change;
-    NodePath path;                 // where, in node-path syntax (pasteable into dump --select)
-    NodeId old_node = k_no_node;   // in the first document (remove, change, order)
-    NodeId new_node = k_no_node;   // in the second document (add, change, order)
-    std::string old_text, new_text; // for changes that are not nodes: the version
+    NodePath path;                  // where, in node-path syntax (pasteable into dump --select)
+    NodeId old_node = k_no_node;    // in the first document (remove, change, order)
+    NodeId new_node = k_no_node;    // in the second document (add, change, order)
+    std::string old_text, new_text; // for changes that are not nodes: the version, a column element
 };
 
 std::string_view op_name(Change::Op op) noexcept; // "add", "remove", "change", "order"

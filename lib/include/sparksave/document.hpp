@@ -99,7 +99,17 @@ class Document {
     std::uint32_t version() const noexcept { return version_; }
     void set_version(std::uint32_t version) noexcept { version_ = version; }
     const std::shared_ptr<const Source>& source() const noexcept { return source_; }
-    std::string_view source_bytes() const noexcept;
+    std::string_view source_bytes() const noexcept { return source_view_; }
+
+    // Which part of a file the tree holds: all of it, or (reading a large file part by part,
+    // see spark_save::stream) the head, one item of the main list, or the tail.
+    enum class Part : std::uint8_t { whole, head, item, tail };
+    Part part() const noexcept { return part_; }
+    void set_part(Part part) noexcept { part_ = part; }
+    // Empties the tree down to its root, keeping the first `keep_arena` arena bytes and the
+    // capacity, so one Document can hold successive parts of a file without new allocations.
+    void clear_nodes(std::size_t keep_arena = 0);
+    std::size_t arena_size() const noexcept { return arena_.size(); }
 
     NodeId root() const noexcept { return 0; }
     std::size_t node_count() const noexcept { return nodes_.size(); }
@@ -107,7 +117,10 @@ class Document {
     Node& node(NodeId id) { return nodes_[id]; }
     void reserve(std::size_t nodes) { nodes_.reserve(nodes); }
 
-    std::string_view str(Str s) const noexcept;
+    std::string_view str(Str s) const noexcept {
+        if (s.off & Str::k_arena_bit) return {arena_.data() + (s.off & ~Str::k_arena_bit), s.len};
+        return {source_view_.data() + s.off, s.len};
+    }
     std::string_view name(NodeId id) const noexcept { return str(nodes_[id].name); }
     std::string_view value(NodeId id) const noexcept { return str(nodes_[id].value); }
     std::string_view tag(NodeId id) const noexcept { return tags_[nodes_[id].tag]; }
@@ -165,7 +178,9 @@ class Document {
     friend class TreeBuilder;
     FormatId format_;
     std::uint32_t version_;
+    Part part_ = Part::whole;
     std::shared_ptr<const Source> source_;
+    std::string_view source_view_; // source_->view(), kept at hand for str()
     std::vector<Node> nodes_;
     std::string arena_;
     std::vector<std::string> tags_;
@@ -184,6 +199,8 @@ class TreeBuilder {
     // Closes containers until `id` is the open one again.
     void close_to(NodeId id);
     NodeId current() const noexcept { return stack_.back().id; }
+    // Starts again at the document's root (after Document::clear_nodes).
+    void reset();
     std::size_t depth() const noexcept { return stack_.size(); }
     Document& doc() noexcept { return doc_; }
 

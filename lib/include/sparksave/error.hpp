@@ -43,6 +43,17 @@ enum class ErrorCode : std::uint16_t {
     marker_in_value,     // the attribute marker __PGSA inside a value (FORMATS.md 2)
     type_alias,          // a type name the engine accepts only as an alias of another
     unknown_type,        // a type name no standard reader of the engine accepts
+    bad_escape,          // a v2 spark-kv backslash the engine keeps verbatim (FORMATS.md 3)
+    missing_tab,         // a spark-kv line without a TAB: the engine skips it (FORMATS.md 3)
+    carriage_return,     // a CR inside a spark-kv key or value (FORMATS.md 3)
+    placeholder_token,   // an unsubstituted %N / ?N query token in a key or value (FORMATS.md 3)
+    record_shape,        // an MMO record that does not have its documented shape (FORMATS.md 3)
+    bad_descriptor,      // a tess field descriptor: unknown kind, impossible width, repeated id
+                         // (FORMATS.md 4.3)
+    bad_chunk,           // a tess chunk key out of range or order, a dense archive missing chunks
+                         // (FORMATS.md 4.3)
+    size_mismatch,       // declared sizes that do not add up (a tess record area that is not whole
+                         // records)
 };
 
 std::string_view code_name(ErrorCode code) noexcept;

@@ -21,6 +21,10 @@ std::string display(std::string_view bytes, bool quoted = false);
 // Returns false on a malformed escape.
 bool parse_escaped(std::string_view text, std::string& out);
 
+// The length of the leading run of `bytes` that no escaper touches: printable ASCII other than
+// `"` and `\` (checked eight bytes at a time).
+std::size_t plain_prefix(std::string_view bytes) noexcept;
+
 // Appends a JSON string literal for UTF-8 text (call is_valid_utf8 first; invalid sequences
 // are replaced by U+FFFD). Control and C1 characters and direction overrides use \uXXXX.
 void append_json_string(std::string& out, std::string_view utf8);

@@ -36,6 +36,35 @@ struct AtomicWriteOptions {
     // Called with the bytes read back from the temporary file after it was flushed; an error
     // stops the write before the rename.
     std::function<Result<void>(std::string_view written)> verify;
+    // When the destination already holds exactly these bytes, leave it alone (mtime and all)
+    // and report "not written". With replace_existing false, a destination that differs is
+    // refused with bad_usage after the bytes were written and checked.
+    bool skip_identical = false;
+};
+
+// A file being written atomically: write() appends (buffered, with a running CRC-32), commit()
+// flushes, fsyncs, reads the file back (mapped, no copy) and checks it against what was
+// written and with options.verify, then renames it into place. Destroyed without a successful
+// commit(), it removes its temporary file: the destination is never touched.
+class AtomicFile {
+  public:
+    static Result<std::unique_ptr<AtomicFile>> create(const std::filesystem::path& target,
+                                                      const AtomicWriteOptions& options = {});
+    ~AtomicFile();
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+
+    Result<void> write(std::string_view bytes);
+    // True: written and renamed into place; false: skipped (skip_identical, same bytes).
+    Result<bool> commit();
+    // The file the write goes to (symbolic links followed).
+    const std::filesystem::path& target() const noexcept;
+
+  private:
+    struct State;
+    explicit AtomicFile(std::unique_ptr<State> state);
+    Result<void> flush();
+    std::unique_ptr<State> s_;
 };
 
 // Writes `bytes` to `target` atomically. A symbolic link at `target` is followed: the file it

@@ -7,6 +7,7 @@
 #include "sparksave/error.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -44,14 +45,45 @@ struct Summary {
     std::uint32_t version = 0;
     std::uint64_t size = 0;
     bool version_known = false;
-    std::string integrity;               // "verified", "mismatch" or "none"
+    std::string integrity;                 // "verified", "mismatch" or "none"
     std::optional<std::uint32_t> checksum; // the stored checksum, when the format has one
-    bool engine_loads = false;           // would the current engine load it?
-    std::string engine_note;             // why not / what it needs
-    std::vector<InfoField> metadata;     // the save's own description (name, time, ...)
-    std::vector<InfoField> counts;       // entities, components, ...
+    bool engine_loads = false;             // would the current engine load it?
+    std::string engine_note;               // why not / what it needs
+    std::vector<InfoField> metadata;       // the save's own description (name, time, ...)
+    std::vector<InfoField> counts;         // entities, components, ...
     std::vector<std::pair<std::string, std::uint64_t>> common_types; // most common first
     Findings findings;
+};
+
+// Reading a large file part by part, in bounded memory (FormatInfo::stream): the consumer gets
+// one Document, emptied and refilled in turn with the head (everything before the file's main
+// list, and that list's node, empty), each item of the list (under a copy of the list node),
+// then the tail. Document::part() says which. A part is valid only during its call. When the
+// read stops early, the part being read is handed over as far as it got.
+struct PartConsumer {
+    virtual ~PartConsumer() = default;
+    virtual void head(Document& doc, std::uint64_t item_count) = 0;
+    virtual void item(Document& doc, NodeId item, std::uint64_t index) = 0;
+    virtual void tail(Document& doc) = 0;
+};
+
+// The lossless JSON of a file read part by part: head(), item() for each item, tail() (or
+// finish() when the read stopped before the tail). Equal to to_json() of the whole tree.
+struct JsonParts {
+    virtual ~JsonParts() = default;
+    virtual void head(const Document& doc) = 0;
+    virtual void item(const Document& doc, NodeId item) = 0;
+    virtual void tail(const Document& doc) = 0;
+    virtual void finish() = 0;
+};
+
+// Writing a file part by part, the inverse of stream(): each call encodes its part (in the
+// parts' Document) and hands the bytes on; tail() ends the file (checksums included).
+struct PartWriter {
+    virtual ~PartWriter() = default;
+    virtual Result<void> head(const Document& doc, std::uint64_t item_count) = 0;
+    virtual Result<void> item(const Document& doc, NodeId item) = 0;
+    virtual Result<void> tail(const Document& doc) = 0;
 };
 
 // What `pack` made of a JSON dump: the file's bytes (not yet checked against the format's
@@ -83,6 +115,14 @@ struct FormatInfo {
     // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
     // line:column.
     Result<Packed> (*from_json)(std::string_view json);
+    // Optional (nullptr: the format is read whole): reading part by part, and its JSON.
+    Findings (*stream)(std::shared_ptr<const Source> source, PartConsumer& consumer) = nullptr;
+    std::unique_ptr<JsonParts> (*json_parts)(std::string& out) = nullptr;
+    std::unique_ptr<PartWriter> (*part_writer)(std::function<Result<void>(std::string_view)> emit) =
+        nullptr;
+    // Optional: from_json handing the bytes to `emit` in blocks (pack of a large dump).
+    Result<Packed> (*from_json_to)(
+        std::string_view json, const std::function<Result<void>(std::string_view)>& emit) = nullptr;
 };
 
 inline constexpr std::size_t k_detect_bytes = 4096;

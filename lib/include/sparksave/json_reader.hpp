@@ -8,8 +8,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace sparksave::json {
 
@@ -26,9 +29,10 @@ struct Value {
 
 class Reader {
   public:
-    // Deeper nesting than this is refused: no schema of ours nests more than a few levels
-    // (text archives: their own depth limit plus a few).
-    static constexpr std::size_t k_max_depth = 512;
+    // Deeper nesting than this is refused. The deepest schema is the text archive's: two levels
+    // per class (the item and its children array) under the root object and the entries
+    // array, so its 256 nested classes and an attribute in the innermost take 515.
+    static constexpr std::size_t k_max_depth = 1024;
 
     explicit Reader(std::string_view text) : text_(text) {}
 
@@ -51,8 +55,23 @@ class Reader {
         decode(string, s);
         return s;
     }
-    std::string_view raw(const Value& v) const noexcept { return text_.substr(v.begin, v.end - v.begin); }
-    bool is_true(const Value& v) const noexcept { return v.kind == Kind::boolean && text_[v.begin] == 't'; }
+    std::string_view raw(const Value& v) const noexcept {
+        return text_.substr(v.begin, v.end - v.begin);
+    }
+    bool is_true(const Value& v) const noexcept {
+        return v.kind == Kind::boolean && text_[v.begin] == 't';
+    }
+
+    // The element count of an array that is a member of the root object, noted by validate().
+    std::optional<std::size_t> known_count(const Value& array) const noexcept;
+
+    // Walking forward from a position in validated text, for one-pass readers (pack):
+    std::size_t skip_space_at(std::size_t at) const noexcept { return skip_space(at); }
+    // The end of the value that starts at `at`, and its kind.
+    std::size_t end_of(std::size_t at, Kind& kind) const noexcept { return value_end(at, kind); }
+    // The end of the string that starts (with its quote) at `at`.
+    std::size_t string_end_at(std::size_t at) const noexcept { return string_end(at); }
+    char at(std::size_t offset) const noexcept { return text_[offset]; }
 
     // 1-based line and column of a text offset, for messages.
     void line_column(std::size_t offset, std::uint32_t& line, std::uint32_t& column) const noexcept;
@@ -62,12 +81,21 @@ class Reader {
     std::string_view text() const noexcept { return text_; }
 
   private:
-    std::size_t skip_space(std::size_t at) const noexcept;
+    std::size_t skip_space(std::size_t at) const noexcept {
+        while (at < text_.size() &&
+               (text_[at] == ' ' || text_[at] == '\n' || text_[at] == '\t' || text_[at] == '\r'))
+            ++at;
+        return at;
+    }
     // The end of the (already validated) value starting at `at`, and its kind.
     std::size_t value_end(std::size_t at, Kind& kind) const noexcept;
     std::size_t string_end(std::size_t at) const noexcept; // at: the opening quote
 
     std::string_view text_;
+    struct KnownArray {
+        std::size_t begin, end, count;
+    };
+    std::vector<KnownArray> counts_; // arrays under the root: extent and elements (known_count)
 };
 
 template <class F> void Reader::members(const Value& object, F&& fn) const {

@@ -7,6 +7,8 @@
 #include "sparksave/error.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,7 +23,10 @@ struct MigrationStep {
     std::string_view id;      // "spark_save_v1_to_v2"
     std::string_view summary; // one line for `migrate --list`
     // Changes `doc` (a copy the caller owns) from version `from` to `to`. Adds to `notes` what it
-    // did beyond the summary (bytes dropped, counts written). An error names the node path.
+    // did beyond the summary (bytes dropped, counts written); a note ending in ": <number>" is a
+    // count, summed over the parts of a large file. An error names the node path.
+    // `doc` may hold only a part of a file (Document::part(), migrate_parts): then the step
+    // changes what that part holds and leaves the rest to the other parts.
     Result<void> (*apply)(Document& doc, std::vector<std::string>& notes);
 };
 
@@ -38,6 +43,25 @@ struct Migrated {
     std::vector<const MigrationStep*> steps; // the steps that ran
     std::vector<std::string> notes;
 };
+
+struct FormatInfo;
+
+// Adds `more` to `notes`: a note already there is not repeated, and counts ("...: N") are summed.
+void merge_notes(std::vector<std::string>& notes, const std::vector<std::string>& more);
+
+// Migrates a file too large to hold as a tree: read part by part (FormatInfo::stream), each
+// part through the steps and the format's part writer, the bytes to `out` as they are made.
+// Needs the format's stream and part_writer. The result is not checked here: the caller reads
+// it back (commands write it to an AtomicFile whose verify step does). Errors: the input does
+// not parse, a downgrade, a step's error.
+struct MigratedParts {
+    std::uint32_t from = 0;
+    std::vector<const MigrationStep*> steps;
+    std::vector<std::string> notes;
+};
+Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<const Source> source,
+                                    std::uint32_t to,
+                                    const std::function<Result<void>(std::string_view)>& out);
 
 // Applies the plan to a copy of `doc` (which is left unchanged), writes the result with the
 // format's writer and reads it back: it must be a valid file of version `to`, else the error

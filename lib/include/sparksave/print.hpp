@@ -4,6 +4,7 @@
 
 #include "sparksave/document.hpp"
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,8 +22,28 @@ struct PrintOptions {
 //   name: Vector 2D       a container with a tag (a text archive's class name) shows it
 //   [3] "entity-name":    list items by index, with their name when they have one
 //   name: <4 bytes> 0a0b0c0d   binary data in hex
-void print_text(const Document& doc, NodeId node, std::string_view label, const PrintOptions& options,
-                std::string& out);
+//   [0]: f32[3] 1.5 -0 0.1     a column (column.hpp): element type, count, values (floats
+//                              exact); more than 16 values go 16 a line, `[16..31]: ...`
+//   name: "a|1|2"         a scalar with children (views of its value: a spark-kv record's
+//     field: 1              decoded MMO fields) shows them indented under it
+void print_text(const Document& doc, NodeId node, std::string_view label,
+                const PrintOptions& options, std::string& out);
+
+// The text tree of a file read part by part (format.hpp PartConsumer): the lines print_text
+// gives for the whole tree, part by part. head() prints the head's children, the (empty) item
+// list last among them as its header line; item() an item under it; tail() the tail's children.
+// Not for --offsets: the list's length is not known at its header.
+class TextParts {
+  public:
+    TextParts(const PrintOptions& options, std::string& out);
+    void head(const Document& doc, std::uint64_t items);
+    void item(const Document& doc, NodeId item, std::uint64_t index);
+    void tail(const Document& doc);
+
+  private:
+    PrintOptions options_;
+    std::string& out_;
+};
 
 // Appends the subtree of `node` as JSON: objects as JSON objects (arrays of [name, value] pairs
 // when names repeat), lists as arrays (named items as {"name": ..., "value": ...}), strings

@@ -1,0 +1,108 @@
+// The escaping of FORMATS.md 3, in one place: the reader decodes with it, and the writer and
+// pack encode with it and check whether a line's exact text still says what the tree says.
+#pragma once
+
+#include "spec.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace sparksave::spark_kv {
+
+// The characters a v2 writer escapes, and what follows the backslash for each.
+inline bool needs_escape(char c) noexcept {
+    return c == '\\' || c == '\t' || c == '\n';
+}
+inline bool is_known_escape(char c) noexcept {
+    return c == '\\' || c == 't' || c == 'n';
+}
+inline char unescaped(char c) noexcept {
+    return c == 't' ? '\t' : c == 'n' ? '\n' : '\\';
+}
+
+// Decodes a v2 key or value as the engine reads it (FORMATS.md 3): `\\`, `\t`, `\n` become a
+// backslash, TAB, LF; any other backslash (an unknown escape, or one ending the text) is kept
+// verbatim, and bad(i) is called with its index in `raw`. Appends to `out`.
+template <class Bad> void decode_v2(std::string_view raw, std::string& out, Bad&& bad) {
+    std::size_t i = 0;
+    while (i < raw.size()) {
+        const std::size_t slash = raw.find('\\', i);
+        if (slash == std::string_view::npos) {
+            out.append(raw.substr(i));
+            return;
+        }
+        out.append(raw.substr(i, slash - i));
+        if (slash + 1 < raw.size() && is_known_escape(raw[slash + 1])) {
+            out += unescaped(raw[slash + 1]);
+            i = slash + 2;
+        } else {
+            bad(slash);
+            out += '\\';
+            i = slash + 1;
+        }
+    }
+}
+
+// Whether `raw`, read by the rules of `version`, is exactly `text` (no allocation).
+inline bool decodes_to(std::string_view raw, std::string_view text,
+                       std::uint32_t version) noexcept {
+    if (version != k_version_v2) return raw == text;
+    std::size_t j = 0;
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        char c = raw[i];
+        if (c == '\\' && i + 1 < raw.size() && is_known_escape(raw[i + 1])) c = unescaped(raw[++i]);
+        if (j >= text.size() || text[j] != c) return false;
+        ++j;
+    }
+    return j == text.size();
+}
+
+// Appends `text` as a v2 writer writes a key or value.
+inline void append_escaped(std::string& out, std::string_view text) {
+    std::size_t run = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (!needs_escape(c)) continue;
+        out.append(text.substr(run, i - run));
+        out += '\\';
+        out += c == '\t' ? 't' : c == '\n' ? 'n' : '\\';
+        run = i + 1;
+    }
+    out.append(text.substr(run));
+}
+
+// Whether the line `raw` (without its LF) reads back as this key and value under `version`.
+inline bool line_says(std::string_view raw, std::string_view key, std::string_view value,
+                      std::uint32_t version) noexcept {
+    const std::size_t tab = raw.find('\t');
+    if (tab == std::string_view::npos || raw.find('\n') != std::string_view::npos) return false;
+    return decodes_to(raw.substr(0, tab), key, version) &&
+           decodes_to(raw.substr(tab + 1), value, version);
+}
+
+// What a legacy line cannot hold (FORMATS.md 3: no escaping): empty when `key` and `value` fit,
+// else what is wrong with them.
+inline std::string_view legacy_misfit(std::string_view key, std::string_view value) noexcept {
+    if (key.find('\t') != std::string_view::npos) return "a TAB in the key";
+    if (key.find('\n') != std::string_view::npos) return "a line feed in the key";
+    if (value.find('\n') != std::string_view::npos) return "a line feed in the value";
+    return {};
+}
+
+// Appends a record line (without its LF) as the writer of `version` writes it. The caller has
+// checked legacy_misfit() for a legacy store.
+inline void append_line(std::string& out, std::string_view key, std::string_view value,
+                        std::uint32_t version) {
+    if (version == k_version_v2) {
+        append_escaped(out, key);
+        out += '\t';
+        append_escaped(out, value);
+    } else {
+        out += key;
+        out += '\t';
+        out += value;
+    }
+}
+
+} // namespace sparksave::spark_kv

@@ -1,0 +1,102 @@
+// `info` and `verify` for spark-kv stores: every check of the reader, no tree; counts of
+// records, distinct keys and skipped lines, the marker, and the most common key prefixes.
+#include "reader.hpp"
+
+#include "sparksave/spark_kv.hpp"
+
+#include <algorithm>
+
+namespace sparksave::spark_kv {
+
+namespace {
+
+// A key's prefix, what `info` groups records by: the key up to and including its first `_`,
+// `.`, `:` or `/` that follows another character (`character_7` -> `character_`, `rep_3_12` ->
+// `rep_`, `__schema_characters` -> `__schema_`); a key without one is its own prefix.
+std::string_view key_prefix(std::string_view key) noexcept {
+    bool seen_other = false;
+    for (std::size_t i = 0; i < key.size(); ++i) {
+        const char c = key[i];
+        const bool separator = c == '_' || c == '.' || c == ':' || c == '/';
+        if (separator && seen_other) return key.substr(0, i + 1);
+        if (!separator) seen_other = true;
+    }
+    return key;
+}
+
+class SummarySink {
+  public:
+    void on_start(std::uint32_t version, std::size_t) { version_ = version; }
+    void on_record(const RecordEvent& e) {
+        ++records_;
+        if (e.repeated) ++repeats_;
+        ++prefixes_[key_prefix(e.key)];
+    }
+    void on_no_tab(const LineEvent& e) {
+        if (!e.text.empty()) ++skipped_;
+    }
+    void on_end(bool) {}
+
+    void finish(Summary& s) const {
+        s.version = version_;
+        s.version_known = true;
+        s.metadata.push_back(
+            {"marker", "marker",
+             version_ == k_version_v2 ? std::string(k_marker) : std::string("none (legacy store)"),
+             false});
+        s.counts = {
+            {"records", "records", std::to_string(records_), true},
+            {"keys", "unique keys", std::to_string(records_ - repeats_), true},
+            {"noTabLines", "no-TAB lines", std::to_string(skipped_), true},
+        };
+        std::vector<std::pair<std::string, std::uint64_t>> prefixes;
+        prefixes.reserve(prefixes_.size());
+        for (const auto& [prefix, n] : prefixes_) prefixes.emplace_back(std::string(prefix), n);
+        std::sort(prefixes.begin(), prefixes.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second > b.second : a.first < b.first;
+        });
+        if (prefixes.size() > 8) prefixes.resize(8);
+        s.common_types = std::move(prefixes);
+    }
+
+  private:
+    std::uint32_t version_ = k_version_legacy;
+    std::uint64_t records_ = 0, repeats_ = 0, skipped_ = 0;
+    // Views into the file or the reader's buffer: summarize() keeps the reader alive until
+    // finish() has copied them.
+    std::unordered_map<std::string_view, std::uint64_t> prefixes_;
+};
+
+} // namespace
+
+Summary summarize(std::string_view bytes) {
+    Summary s;
+    s.format = FormatId::spark_kv;
+    s.size = bytes.size();
+    SummarySink sink;
+    Reader<SummarySink> reader(bytes, s.findings, sink);
+    reader.run();
+    sink.finish(s);
+    s.integrity = "none"; // FORMATS.md 3: the format has no checksum
+    bool misread = false;
+    for (const auto& f : s.findings.items())
+        if (f.code == ErrorCode::unsupported_version) misread = true;
+    if (misread) {
+        s.engine_loads = false;
+        s.engine_note = "misreads it: the first line is not exactly the marker " +
+                        std::string(k_marker) +
+                        ", so it reads a legacy store and decodes no escape";
+    } else if (s.findings.has_errors()) {
+        s.engine_loads = false;
+        s.engine_note = "misreads it: the file is invalid";
+    } else {
+        s.engine_loads = true;
+        s.engine_note =
+            s.version == k_version_v2
+                ? "loads it"
+                : "loads it (a legacy store: no escaping; `sparksave migrate` makes it v2)";
+    }
+    return s;
+}
+
+} // namespace sparksave::spark_kv

@@ -1,0 +1,511 @@
+// The tess world archive reader: one pass over the bytes that applies every check of
+// FORMATS.md 4.3 in its order and reports what it reads to a Sink. The tree builder (read.cpp)
+// and the summary for `info`/`verify` (summarize.cpp) are sinks, so every rule lives here, once.
+//
+// A Sink has these members, called in file order (offsets are file offsets):
+//   on_header(const Header&)                  the 121-byte header, before any check on it
+//   on_descriptors_begin(offset)              ... on_descriptor(d, offset) ...
+//   on_descriptors_end(end) on_chunks_begin(offset) on_chunk(const ChunkPrefix&, offset)      ...
+//   on_column(field, type, bytes, offset) ... on_chunk_end(end) on_chunks_end(end)
+//   on_trailing(bytes, offset)
+// A read that stops early leaves containers open; the sink closes them when it is done.
+#pragma once
+
+#include "spec.hpp"
+
+#include "sparksave/bytes.hpp"
+#include "sparksave/column.hpp"
+#include "sparksave/crc32.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/node_path.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sparksave::tess_world {
+
+// The header fields (4.1).
+struct Header {
+    std::uint32_t version = 0;
+    std::uint64_t body_size = 0;
+    std::uint32_t checksum = 0;
+    std::array<std::uint64_t, 3> world{};
+    std::array<std::uint64_t, 3> chunk{};
+    std::uint32_t lattice = 0;
+    std::uint32_t lattice_version = 0;
+    std::uint32_t key_layout_version = 0;
+    std::uint64_t schema_id = 0;
+    std::uint32_t schema_version = 0;
+    std::array<std::uint32_t, 3> library{};
+    std::uint8_t residency = 0;
+    std::uint32_t field_count = 0;
+    std::uint64_t chunk_count = 0;
+};
+
+// Reads the header fields of `data` (at least k_header_size bytes).
+inline Header parse_header(std::string_view data) {
+    ByteReader r(as_bytes(data), k_off_version);
+    Header h;
+    h.version = r.u32();
+    h.body_size = r.u64();
+    h.checksum = r.u32();
+    for (auto& v : h.world) v = r.u64();
+    for (auto& v : h.chunk) v = r.u64();
+    h.lattice = r.u32();
+    h.lattice_version = r.u32();
+    h.key_layout_version = r.u32();
+    h.schema_id = r.u64();
+    h.schema_version = r.u32();
+    for (auto& v : h.library) v = r.u32();
+    h.residency = r.u8();
+    h.field_count = r.u32();
+    h.chunk_count = r.u64();
+    return h;
+}
+
+// One field descriptor (4.2).
+struct Descriptor {
+    std::uint64_t id = 0;
+    std::uint32_t version = 0;
+    std::uint8_t kind = 0;
+    std::uint32_t width = 0;
+};
+
+// The column type of a descriptor (invalid when its kind and width make none).
+inline ColumnType descriptor_type(std::uint32_t kind, std::uint64_t width) noexcept {
+    switch (kind) {
+    case k_kind_unsigned:
+        return make_column_type(ValueType::unsigned_integer, width);
+    case k_kind_signed:
+        return make_column_type(ValueType::integer, width);
+    case k_kind_float:
+        return make_column_type(ValueType::floating, width);
+    case k_kind_bool:
+        return make_column_type(ValueType::boolean, width);
+    default:
+        return {};
+    }
+}
+
+// The prefix of one chunk record (4.2).
+struct ChunkPrefix {
+    std::uint64_t key = 0;
+    std::optional<std::uint8_t> state; // v1 only
+    std::uint32_t active_mask = 0;
+    std::uint32_t entity_count = 0;
+};
+
+// a * b, or nullopt when it does not fit in 64 bits (checked by division, never by wrapping).
+inline std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) noexcept {
+    if (b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b) return std::nullopt;
+    return a * b;
+}
+
+// tiles = chunk.x * chunk.y * chunk.z (4.2); nullopt when it overflows.
+inline std::optional<std::uint64_t> tiles_of(const Header& h) noexcept {
+    std::optional<std::uint64_t> t = 1;
+    for (std::uint64_t c : h.chunk)
+        if (t) t = checked_mul(*t, c);
+    return t;
+}
+
+// The logical chunk count prod(size / chunk) (4.2); nullopt when it overflows or a chunk
+// dimension is zero.
+inline std::optional<std::uint64_t> logical_chunks(const Header& h) noexcept {
+    std::optional<std::uint64_t> n = 1;
+    for (std::size_t i = 0; i < 3; ++i) {
+        if (h.chunk[i] == 0) return std::nullopt;
+        if (n) n = checked_mul(*n, h.world[i] / h.chunk[i]);
+    }
+    return n;
+}
+
+inline std::string byte_count(std::uint64_t n) {
+    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
+}
+// "1 tile", "4 tiles"; "more than 2^64 tiles" for a count that overflowed.
+inline std::string tile_count(std::optional<std::uint64_t> n) {
+    if (!n) return "more than 2^64 tiles";
+    return fmt::format("{} {}", *n, *n == 1 ? "tile" : "tiles");
+}
+
+// "chunks[3]", "chunks[3].fields[1][17]".
+inline std::string chunk_path(std::uint64_t chunk) {
+    std::string p(k_chunks);
+    append_path_index(p, chunk);
+    return p;
+}
+
+template <class Sink> class Reader {
+  public:
+    Reader(std::string_view data, Findings& findings, Sink& sink, bool salvage = true)
+        : data_(data), findings_(findings), sink_(sink), salvage_(salvage) {}
+
+    // Reads the whole file; false when an error ended the read.
+    bool run() {
+        const std::size_t size = data_.size();
+        if (size < k_magic.size())
+            return fail(
+                ErrorCode::truncated, Status::truncated, 0, {},
+                fmt::format("expected at least 8 bytes (the magic \"TESSWLD\\0\"), found {}",
+                            byte_count(size)));
+        if (data_.substr(0, k_magic.size()) != k_magic)
+            return fail(ErrorCode::bad_magic, Status::invalid_magic, 0, {},
+                        "expected the magic \"TESSWLD\\0\", found " +
+                            display(data_.substr(0, k_magic.size()), true));
+        if (size > k_max_file_size)
+            return fail(ErrorCode::too_large, Status::ok, 0, {},
+                        fmt::format("expected at most {} bytes (256 MiB, a sparksave limit: tess "
+                                    "sets none), found {}",
+                                    k_max_file_size, size));
+        if (size < k_off_version + 4)
+            return fail(ErrorCode::truncated, Status::truncated, k_off_version,
+                        std::string(k_version),
+                        fmt::format("expected the 4-byte format version at offset 8, found {}",
+                                    byte_count(size - 8)));
+        ByteReader r(as_bytes(data_), k_off_version);
+        version_ = r.u32();
+        if (version_ == k_retired_version) {
+            // 4.3: tess refuses it like any other version, but it is an old archive, not garbage.
+            warning(ErrorCode::needs_migration, k_off_version, std::string(k_version),
+                    "version 1: retired format: run `sparksave migrate` to bring it to version 2 "
+                    "(tess loads "
+                    "only version 2 and returns UnsupportedFormat)");
+        } else if (version_ != k_current_version) {
+            return fail(
+                ErrorCode::unsupported_version, Status::unsupported_format, k_off_version,
+                std::string(k_version),
+                fmt::format("expected format version 2 (or the retired 1), found {}", version_));
+        }
+        if (size < k_header_size) return short_header(size);
+
+        header_ = parse_header(data_);
+        header_read_ = true;
+        sink_.on_header(header_);
+
+        const std::uint64_t body = size - k_header_size;
+        if (header_.body_size > body)
+            return fail(ErrorCode::truncated, Status::truncated, size, header_path(k_body_size),
+                        fmt::format("expected a body of {} after the 121-byte header, found {}",
+                                    byte_count(header_.body_size), byte_count(body)));
+        if (header_.body_size < body)
+            return fail(
+                ErrorCode::trailing_bytes, Status::corrupt, k_header_size + header_.body_size,
+                header_path(k_body_size),
+                fmt::format(
+                    "expected the file to end after the {} body the header declares (at offset "
+                    "{:#x}), found {} more",
+                    byte_count(header_.body_size), k_header_size + header_.body_size,
+                    byte_count(body - header_.body_size)));
+
+        // 4.1: the CRC-32 covers everything but its own four bytes.
+        const std::uint32_t computed =
+            crc32_update(crc32(data_.substr(0, k_off_checksum)), data_.substr(k_off_checksum + 4));
+        crc_checked_ = true;
+        crc_ok_ = computed == header_.checksum;
+        if (!crc_ok_) {
+            report(
+                Severity::error, ErrorCode::checksum_mismatch, Status::corrupt, k_off_checksum,
+                header_path(k_checksum),
+                fmt::format(
+                    "expected CRC-32 {:#010x} (of bytes [0,0x14) and [0x18,{:#x})), found {:#010x}",
+                    computed, size, header_.checksum));
+            if (!salvage_) return false;
+        }
+        return parse_body();
+    }
+
+    std::uint32_t version() const noexcept { return version_; }
+    bool header_read() const noexcept { return header_read_; }
+    const Header& header() const noexcept { return header_; }
+    bool crc_checked() const noexcept { return crc_checked_; }
+    bool crc_ok() const noexcept { return crc_ok_; }
+    std::optional<std::uint64_t> tiles() const noexcept { return tiles_; }
+    std::optional<std::uint64_t> logical() const noexcept { return logical_; }
+
+  private:
+    // 4.3, after the checksum: the header's values, the descriptors, the records.
+    bool parse_body() {
+        const Header& h = header_;
+        if (h.field_count > k_max_fields)
+            return fail(
+                ErrorCode::limit_exceeded, Status::corrupt, k_off_field_count,
+                header_path(k_field_count),
+                fmt::format("expected at most {} fields, found {}", k_max_fields, h.field_count));
+        for (std::size_t i = 0; i < 6; ++i) {
+            const bool world = i < 3;
+            const std::uint64_t v = world ? h.world[i] : h.chunk[i - 3];
+            if (v == 0)
+                return fail(
+                    ErrorCode::bad_value, Status::corrupt,
+                    (world ? k_off_world : k_off_chunk) + 8 * (i % 3),
+                    axis_path(world ? k_world_size : k_chunk_size, i % 3),
+                    fmt::format("expected a non-zero {} size, found 0", world ? "world" : "chunk"));
+        }
+        for (std::size_t i = 0; i < 3; ++i) {
+            if (h.world[i] % h.chunk[i] != 0)
+                return fail(ErrorCode::bad_value, Status::corrupt, k_off_world + 8 * i,
+                            axis_path(k_world_size, i),
+                            fmt::format("expected a world size divisible by the chunk size {} "
+                                        "(chunkSize.{}), found {}",
+                                        h.chunk[i], k_axes[i], h.world[i]));
+        }
+        if (h.residency != k_residency_dense && h.residency != k_residency_sparse)
+            return fail(ErrorCode::bad_value, Status::corrupt, k_off_residency,
+                        header_path(k_residency),
+                        fmt::format("expected a residency of 1 (dense) or 2 (sparse), found {}",
+                                    h.residency));
+        logical_ = logical_chunks(h);
+        tiles_ = tiles_of(h);
+
+        // Descriptors (4.2). fieldCount <= 1024, so their size cannot overflow.
+        const std::uint64_t descriptor_bytes = std::uint64_t{h.field_count} * k_descriptor_size;
+        if (descriptor_bytes > h.body_size)
+            return fail(ErrorCode::truncated, Status::corrupt, k_header_size, std::string(k_fields),
+                        fmt::format("expected {} field descriptors ({}) at the start of the body, "
+                                    "found a body of {}",
+                                    h.field_count, byte_count(descriptor_bytes),
+                                    byte_count(h.body_size)));
+        sink_.on_descriptors_begin(k_header_size);
+        ByteReader r(as_bytes(data_), k_header_size);
+        descriptors_.reserve(h.field_count);
+        std::uint64_t row = 0; // bytes of one tile across all fields (<= 1024 * 8)
+        for (std::uint32_t i = 0; i < h.field_count; ++i) {
+            const std::size_t at = r.pos();
+            Descriptor d;
+            d.id = r.u64();
+            d.version = r.u32();
+            d.kind = r.u8();
+            d.width = r.u32();
+            sink_.on_descriptor(d, at);
+            if (!check_descriptor(d, i, at)) return false;
+            descriptors_.push_back(d);
+            row += d.width;
+        }
+        sink_.on_descriptors_end(r.pos());
+
+        // Record size (4.2): prefix + tiles x (sum of widths), every product checked.
+        const std::uint64_t prefix = prefix_size(version_);
+        const std::size_t area_at = r.pos();
+        const std::uint64_t area = h.body_size - descriptor_bytes;
+        std::optional<std::uint64_t> columns = row == 0 ? std::optional<std::uint64_t>(0)
+                                               : tiles_ ? checked_mul(*tiles_, row)
+                                                        : std::nullopt;
+        if (columns && *columns > std::numeric_limits<std::uint64_t>::max() - prefix)
+            columns.reset();
+        if (!columns)
+            return fail(
+                ErrorCode::size_mismatch, Status::corrupt, area_at, std::string(k_chunks),
+                fmt::format(
+                    "expected chunk records whose size fits in 64 bits, found a {}-byte prefix and "
+                    "{} ({} x {} x {}) of {} each",
+                    prefix, tile_count(tiles_), h.chunk[0], h.chunk[1], h.chunk[2],
+                    byte_count(row)));
+        record_ = prefix + *columns;
+        if (area % record_ != 0)
+            return fail(
+                ErrorCode::size_mismatch, Status::corrupt, area_at, std::string(k_chunks),
+                fmt::format(
+                    "expected the {} after the descriptors to be a whole number of {}-byte chunk "
+                    "records (a {}-byte prefix and {} of {} each), found {} and {} more",
+                    byte_count(area), record_, prefix, tile_count(tiles_), byte_count(row),
+                    area / record_ == 1 ? std::string("1 record")
+                                        : fmt::format("{} records", area / record_),
+                    byte_count(area % record_)));
+        if (h.residency == k_residency_dense && (!logical_ || h.chunk_count != *logical_))
+            return fail(
+                ErrorCode::bad_chunk, Status::invalid_chunk, k_off_chunk_count,
+                header_path(k_chunk_count),
+                fmt::format(
+                    "expected {} chunks (a dense archive holds every logical chunk: {} x {} x {}), "
+                    "found {}",
+                    logical_ ? fmt::format("{}", *logical_) : "more than 2^64",
+                    h.world[0] / h.chunk[0], h.world[1] / h.chunk[1], h.world[2] / h.chunk[2],
+                    h.chunk_count));
+        return parse_records(area_at);
+    }
+
+    bool check_descriptor(const Descriptor& d, std::uint32_t i, std::size_t at) {
+        std::string path(k_fields);
+        append_path_index(path, i);
+        if (kind_name(d.kind).empty())
+            return fail(ErrorCode::bad_descriptor, Status::corrupt, at + 12, path + ".kind",
+                        fmt::format("expected a field kind of 1 (unsigned), 2 (signed), 3 (float) "
+                                    "or 4 (bool), found {}",
+                                    d.kind));
+        if (d.width != 1 && d.width != 2 && d.width != 4 && d.width != 8)
+            return fail(ErrorCode::bad_descriptor, Status::corrupt, at + 13, path + ".width",
+                        fmt::format("expected a width of 1, 2, 4 or 8 bytes, found {}", d.width));
+        if (d.kind == k_kind_bool && d.width != 1)
+            return fail(ErrorCode::bad_descriptor, Status::corrupt, at + 13, path + ".width",
+                        fmt::format("expected a width of 1 for a bool field, found {}", d.width));
+        if (d.kind == k_kind_float && d.width != 4 && d.width != 8)
+            return fail(
+                ErrorCode::bad_descriptor, Status::corrupt, at + 13, path + ".width",
+                fmt::format("expected a width of 4 or 8 for a float field, found {}", d.width));
+        for (std::size_t j = 0; j < descriptors_.size(); ++j) {
+            if (descriptors_[j].id != d.id) continue;
+            return fail(
+                ErrorCode::bad_descriptor, Status::corrupt, at, path + ".id",
+                fmt::format(
+                    "expected each field id once, found {:#018x} again (first as fields[{}])", d.id,
+                    j));
+        }
+        return true;
+    }
+
+    bool parse_records(std::size_t at) {
+        const Header& h = header_;
+        const std::size_t end = data_.size();
+        sink_.on_chunks_begin(at);
+        struct BadBool {
+            std::size_t offset;
+            std::string path;
+            unsigned value;
+        };
+        std::optional<BadBool> bad_bool;
+        std::uint64_t previous = 0;
+        std::uint64_t i = 0;
+        for (; i < h.chunk_count; ++i) {
+            if (end - at < record_)
+                return fail(
+                    ErrorCode::truncated, Status::invalid_chunk, at, chunk_path(i),
+                    fmt::format(
+                        "expected chunk record {} of {} (the header declares {}), found {} left in "
+                        "the body",
+                        i, byte_count(record_), h.chunk_count, byte_count(end - at)));
+            ByteReader r(as_bytes(data_), at);
+            ChunkPrefix p;
+            p.key = r.u64();
+            if (version_ == k_retired_version) p.state = r.u8();
+            p.active_mask = r.u32();
+            p.entity_count = r.u32();
+            if (logical_ && p.key >= *logical_)
+                return fail(ErrorCode::bad_chunk, Status::invalid_chunk, at, chunk_path(i) + ".key",
+                            fmt::format("expected a key below the logical chunk count {}, found {}",
+                                        *logical_, p.key));
+            if (i > 0 && p.key <= previous)
+                return fail(
+                    ErrorCode::bad_chunk, Status::invalid_chunk, at, chunk_path(i) + ".key",
+                    fmt::format(
+                        "expected a key above the previous chunk's {} (keys strictly increase), "
+                        "found {}",
+                        previous, p.key));
+            sink_.on_chunk(p, at);
+            std::size_t column_at = r.pos();
+            for (std::size_t f = 0; f < descriptors_.size(); ++f) {
+                const Descriptor& d = descriptors_[f];
+                const std::size_t length =
+                    static_cast<std::size_t>(*tiles_ * d.width); // fits: checked above
+                const std::string_view bytes = data_.substr(column_at, length);
+                sink_.on_column(f, descriptor_type(d.kind, d.width), bytes, column_at);
+                if (d.kind == k_kind_bool && !bad_bool) {
+                    for (std::size_t t = 0; t < bytes.size(); ++t) {
+                        const auto b = static_cast<unsigned char>(bytes[t]);
+                        if (b <= 1) continue;
+                        std::string path = chunk_path(i) + "." + std::string(k_fields);
+                        append_path_index(path, f);
+                        append_path_index(path, t);
+                        bad_bool = BadBool{column_at + t, std::move(path), b};
+                        break;
+                    }
+                }
+                column_at += length;
+            }
+            sink_.on_chunk_end(column_at);
+            at = column_at;
+            previous = p.key;
+        }
+        sink_.on_chunks_end(at);
+        if (at < end) {
+            sink_.on_trailing(data_.substr(at), at);
+            return fail(ErrorCode::trailing_bytes, Status::corrupt, at, {},
+                        fmt::format("expected the body to end after the {} chunk records the "
+                                    "header declares, found "
+                                    "{} more ({} whole records)",
+                                    h.chunk_count, byte_count(end - at), (end - at) / record_));
+        }
+        if (bad_bool)
+            return fail(ErrorCode::bad_value, Status::corrupt, bad_bool->offset, bad_bool->path,
+                        fmt::format("expected a bool byte of 0 or 1, found {}", bad_bool->value));
+        return true;
+    }
+
+    // A file of 12..120 bytes: name the header field it ends in.
+    bool short_header(std::size_t size) {
+        struct Field {
+            std::size_t offset;
+            std::string_view name;
+        };
+        static constexpr Field k_fields_in_order[] = {
+            {k_off_body_size, k_body_size},
+            {k_off_checksum, k_checksum},
+            {k_off_world, k_world_size},
+            {k_off_chunk, k_chunk_size},
+            {k_off_lattice, k_lattice},
+            {k_off_lattice_version, k_lattice_version},
+            {k_off_key_layout, k_key_layout_version},
+            {k_off_schema_id, k_schema_id},
+            {k_off_schema_version, k_schema_version},
+            {k_off_library, k_library_version},
+            {k_off_residency, k_residency},
+            {k_off_field_count, k_field_count},
+            {k_off_chunk_count, k_chunk_count},
+        };
+        Field in = k_fields_in_order[0];
+        for (const auto& f : k_fields_in_order)
+            if (f.offset <= size) in = f;
+        return fail(ErrorCode::truncated, Status::truncated, in.offset, header_path(in.name),
+                    fmt::format("expected the 121-byte header, found {} (the data ends in {})",
+                                byte_count(size), in.name));
+    }
+
+    static std::string header_path(std::string_view field) {
+        std::string p(k_header);
+        append_path_name(p, field);
+        return p;
+    }
+    static std::string axis_path(std::string_view field, std::size_t axis) {
+        std::string p = header_path(field);
+        append_path_name(p, k_axes[axis]);
+        return p;
+    }
+
+    void report(Severity severity, ErrorCode code, Status status, std::size_t offset,
+                std::string path, std::string message) {
+        if (status != Status::ok) message += fmt::format(" (tess: {})", status_name(status));
+        findings_.add(Error{code, severity, offset, 0, 0, std::move(path), std::move(message)});
+    }
+    bool fail(ErrorCode code, Status status, std::size_t offset, std::string path,
+              std::string message) {
+        report(Severity::error, code, status, offset, std::move(path), std::move(message));
+        return false;
+    }
+    void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
+        findings_.add(
+            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+    }
+
+    std::string_view data_;
+    Findings& findings_;
+    Sink& sink_;
+    bool salvage_;
+    std::uint32_t version_ = 0;
+    Header header_;
+    bool header_read_ = false;
+    bool crc_checked_ = false;
+    bool crc_ok_ = false;
+    std::optional<std::uint64_t> tiles_;
+    std::optional<std::uint64_t> logical_;
+    std::uint64_t record_ = 0;
+    std::vector<Descriptor> descriptors_;
+};
+
+} // namespace sparksave::tess_world

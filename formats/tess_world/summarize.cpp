@@ -1,0 +1,130 @@
+// `info` and `verify` for tess world archives: every check of the reader, no tree; the shape,
+// lattice, schema, residency and fields for people.
+#include "reader.hpp"
+
+#include "sparksave/tess_world.hpp"
+
+#include <algorithm>
+
+namespace sparksave::tess_world {
+
+namespace {
+
+class SummarySink {
+  public:
+    void on_header(const Header&) {}
+    void on_descriptors_begin(std::size_t) {}
+    void on_descriptor(const Descriptor& d, std::size_t) { descriptors_.push_back(d); }
+    void on_descriptors_end(std::size_t) {}
+    void on_chunks_begin(std::size_t) {}
+    void on_chunk(const ChunkPrefix&, std::size_t) { ++chunks_; }
+    void on_column(std::size_t, ColumnType, std::string_view, std::size_t) {}
+    void on_chunk_end(std::size_t) {}
+    void on_chunks_end(std::size_t) {}
+    void on_trailing(std::string_view bytes, std::size_t) { trailing_ = bytes.size(); }
+
+    const std::vector<Descriptor>& descriptors() const noexcept { return descriptors_; }
+    std::uint64_t chunks() const noexcept { return chunks_; }
+    std::uint64_t trailing() const noexcept { return trailing_; }
+
+  private:
+    std::vector<Descriptor> descriptors_;
+    std::uint64_t chunks_ = 0;
+    std::uint64_t trailing_ = 0;
+};
+
+std::string coded(std::string_view name, std::uint64_t value, std::string_view hex_format) {
+    if (!name.empty()) return std::string(name);
+    return fmt::format(fmt::runtime(hex_format), value);
+}
+
+// "0x1112131415161718 v3 unsigned 1-byte".
+std::string describe(const Descriptor& d) {
+    return fmt::format("{:#018x} v{} {} {}-byte", d.id, d.version,
+                       coded(kind_name(d.kind), d.kind, "kind {}"), d.width);
+}
+
+} // namespace
+
+Summary summarize(std::string_view bytes) {
+    Summary s;
+    s.format = FormatId::tess_world;
+    s.size = bytes.size();
+    SummarySink sink;
+    Reader<SummarySink> reader(bytes, s.findings, sink, true);
+    reader.run();
+    s.version = reader.version();
+    s.version_known = bytes.size() >= k_off_version + 4 && bytes.starts_with(k_magic);
+    if (reader.header_read()) s.checksum = reader.header().checksum;
+    s.integrity = !reader.crc_checked() ? "unknown" : reader.crc_ok() ? "verified" : "mismatch";
+
+    if (reader.header_read()) {
+        const Header& h = reader.header();
+        auto shape = [](const std::array<std::uint64_t, 3>& v) {
+            return fmt::format("{} x {} x {}", v[0], v[1], v[2]);
+        };
+        s.metadata.push_back({"worldSize", "world size", shape(h.world), false});
+        s.metadata.push_back({"chunkSize", "chunk size", shape(h.chunk), false});
+        s.metadata.push_back(
+            {"lattice", "lattice",
+             fmt::format("{}, version {}", coded(lattice_name(h.lattice), h.lattice, "{:#010x}"),
+                         h.lattice_version),
+             false});
+        s.metadata.push_back(
+            {"keyLayoutVersion", "key layout", fmt::format("{}", h.key_layout_version), true});
+        s.metadata.push_back({"schema", "schema",
+                              fmt::format("{:#018x}, version {}", h.schema_id, h.schema_version),
+                              false});
+        s.metadata.push_back({"tessLibrary", "tess library",
+                              fmt::format("{}.{}.{}", h.library[0], h.library[1], h.library[2]),
+                              false});
+        s.metadata.push_back({"residency", "residency",
+                              coded(residency_name(h.residency), h.residency, "{}"), false});
+        std::string fields;
+        const auto& ds = sink.descriptors();
+        for (std::size_t i = 0; i < ds.size() && i < 8; ++i)
+            fields += (i ? ", " : "") + describe(ds[i]);
+        if (ds.size() > 8) fields += fmt::format(", ... ({} more)", ds.size() - 8);
+        if (!fields.empty()) s.metadata.push_back({"fields", "fields", fields, false});
+
+        s.counts.push_back({"fields", "field count", fmt::format("{}", h.field_count), true});
+        s.counts.push_back({"chunks", "chunks", fmt::format("{}", sink.chunks()), true});
+        if (reader.logical())
+            s.counts.push_back(
+                {"logicalChunks", "world chunks", fmt::format("{}", *reader.logical()), true});
+        if (reader.tiles())
+            s.counts.push_back(
+                {"tilesPerChunk", "tiles/chunk", fmt::format("{}", *reader.tiles()), true});
+        if (sink.trailing())
+            s.counts.push_back(
+                {"trailingBytes", "trailing", fmt::format("{}", sink.trailing()), true});
+        std::vector<std::pair<std::string, std::uint64_t>> kinds;
+        for (const auto& d : ds) {
+            std::string name = std::string(column_type_name(descriptor_type(d.kind, d.width)));
+            if (name.empty()) continue;
+            auto it = std::find_if(kinds.begin(), kinds.end(),
+                                   [&](const auto& k) { return k.first == name; });
+            if (it == kinds.end())
+                kinds.emplace_back(name, 1);
+            else
+                ++it->second;
+        }
+        std::stable_sort(kinds.begin(), kinds.end(),
+                         [](const auto& a, const auto& b) { return a.second > b.second; });
+        s.common_types = std::move(kinds);
+    }
+
+    if (s.findings.has_errors()) {
+        s.engine_loads = false;
+        s.engine_note = "refuses it: the file is invalid";
+    } else if (s.version == k_retired_version) {
+        s.engine_loads = false;
+        s.engine_note = "needs migration (tess loads format version 2 only; version 1 is retired)";
+    } else {
+        s.engine_loads = true;
+        s.engine_note = "loads it";
+    }
+    return s;
+}
+
+} // namespace sparksave::tess_world

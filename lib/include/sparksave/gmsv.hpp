@@ -1,0 +1,36 @@
+// GMSV saves (FORMATS.md section 5, the ECS save-system design of seed 003): read, check,
+// write, describe, migrate. The tree these functions build and take is documented in
+// formats/gmsv/spec.hpp.
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/format.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sparksave::gmsv {
+
+// True when `head` starts with the magic "GMSV".
+bool detect(std::string_view head) noexcept;
+
+// Reads versions 1..3: the CRC-32 of the data section, every component record, GUIDs and the
+// .NET timestamp; JSON component data becomes a subtree.
+Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});
+
+// The same checks as read(), building no tree: version, time, entities for info/verify.
+Summary summarize(std::string_view bytes);
+
+// Writes the tree back: a valid file read and written gives identical bytes; the CRC-32 is
+// recomputed. Fails (with the node path) when the tree cannot be encoded.
+Result<std::string> write(const Document& doc);
+
+// Appends the lossless JSON form (`dump --json`); schema in json.cpp and man/sparksave-dump.1.
+void to_json(const Document& doc, std::string& out);
+
+// The bytes a JSON dump describes (`pack`); the CRC-32 is recomputed.
+Result<Packed> from_json(std::string_view json);
+
+} // namespace sparksave::gmsv

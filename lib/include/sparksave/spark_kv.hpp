@@ -1,0 +1,42 @@
+// spark-kv store, the SparkEngine AsyncDatabase file fallback (FORMATS.md section 3): read,
+// check, write, describe. Version 1 is a legacy store (no marker line, no escaping), version 2
+// a `#!spark-kv-v2` store. The tree these functions build and take is documented in
+// formats/spark_kv/spec.hpp.
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/format.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sparksave::spark_kv {
+
+// True when the first line is the marker `#!spark-kv-v2` (or meant as one), or when the head
+// looks like a legacy store: every line one `key<TAB>value` pair, no NUL byte (the rule is
+// explained in read.cpp).
+bool detect(std::string_view head) noexcept;
+
+// Reads and checks everything (the checks are listed in spec.hpp). Never fails: a line the
+// engine would skip is kept in the tree, so `dump` shows it and the writer reproduces it.
+Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});
+
+// The same checks as read(), building no tree: counts, key prefixes and findings for
+// info/verify.
+Summary summarize(std::string_view bytes);
+
+// Writes the tree back: reading any file and writing it gives identical bytes; records a
+// migration or an edit changed are written the way the engine's writer of the document's
+// version writes them. Fails (with the node path) when the tree holds what the version cannot.
+Result<std::string> write(const Document& doc);
+
+// Appends the lossless JSON form (`dump --json`); schema in man/sparksave-dump.1 and json.cpp.
+void to_json(const Document& doc, std::string& out);
+
+// The bytes a JSON dump describes (`pack`). The result still has to be read back to check the
+// format's rules.
+Result<Packed> from_json(std::string_view json);
+
+} // namespace sparksave::spark_kv

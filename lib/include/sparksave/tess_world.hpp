@@ -1,0 +1,36 @@
+// tess world archive (FORMATS.md section 4): read, check, write, describe, migrate.
+// The tree these functions build and take is documented in formats/tess_world/spec.hpp.
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/format.hpp"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace sparksave::tess_world {
+
+// True when `head` starts with the magic "TESSWLD\0".
+bool detect(std::string_view head) noexcept;
+
+// Reads v2 and the retired v1 (a warning: "needs migration"), applying every check of 4.3 in
+// its order; the first failure ends the read, except a checksum mismatch when salvaging.
+Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});
+
+// The same checks as read(), building no tree: shape, lattice, schema, residency and fields
+// for info/verify.
+Summary summarize(std::string_view bytes);
+
+// Writes the tree back: a valid file read and written gives identical bytes; the body size and
+// the CRC-32 are recomputed. Fails (with the node path) when the tree cannot be encoded.
+Result<std::string> write(const Document& doc);
+
+// Appends the lossless JSON form (`dump --json`); schema in json.cpp and man/sparksave-dump.1.
+void to_json(const Document& doc, std::string& out);
+
+// The bytes a JSON dump describes (`pack`); body size and CRC-32 are recomputed.
+Result<Packed> from_json(std::string_view json);
+
+} // namespace sparksave::tess_world
