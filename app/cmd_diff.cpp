@@ -52,9 +52,9 @@ std::string show_value(const Document& doc, NodeId id, bool with_tag = false) {
 }
 
 // Whether a change is one of tag (a text archive's class or type name changed).
-bool tag_changed(const Document& a, const Document& b, const Change& c) {
+bool tag_changed(const Change& c) {
     return c.old_node != k_no_node && c.new_node != k_no_node &&
-           a.tag(c.old_node) != b.tag(c.new_node);
+           c.old_doc->tag(c.old_node) != c.new_doc->tag(c.new_node);
 }
 
 std::string child_names(const Document& doc, NodeId id) {
@@ -83,6 +83,147 @@ std::string stat_group(const Change& c) {
     return first.str();
 }
 
+// Renders changes as they come: text lines, the --json array, or the --stat counts.
+class Report {
+  public:
+    Report(const DiffOptionsCli& o, bool color) : o_(o), color_(color) {}
+
+    void add(const Change& c) {
+        ++count_;
+        if (o_.stat) {
+            ++groups_[stat_group(c)][static_cast<std::size_t>(c.op)];
+            ++totals_[static_cast<std::size_t>(c.op)];
+        } else if (o_.json) {
+            json(c);
+        } else {
+            line(c);
+        }
+    }
+
+    std::string finish() {
+        if (o_.stat) return stat();
+        if (o_.json) text_ += count_ == 0 ? "[]\n" : "\n]\n";
+        return std::move(text_);
+    }
+    bool empty() const noexcept { return count_ == 0; }
+
+  private:
+    std::string stat() const {
+        std::string text;
+        auto line = [](const std::array<std::size_t, 4>& n) {
+            std::string s = fmt::format("{} added, {} removed, {} changed", n[0], n[1], n[2]);
+            if (n[3]) s += fmt::format(", {} reordered", n[3]);
+            return s;
+        };
+        if (o_.json) {
+            text = fmt::format("{{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": "
+                               "{}, \"groups\": {{",
+                               totals_[0], totals_[1], totals_[2], totals_[3]);
+            bool first = true;
+            for (const auto& [group, n] : groups_) {
+                text += first ? "" : ", ";
+                first = false;
+                append_json_string(text, group);
+                text += fmt::format(
+                    ": {{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}}}",
+                    n[0], n[1], n[2], n[3]);
+            }
+            text += "}}\n";
+        } else {
+            std::size_t width = 0;
+            for (const auto& [group, n] : groups_) width = std::max(width, group.size());
+            for (const auto& [group, n] : groups_)
+                text += fmt::format("{:<{}}  {}\n", group, width, line(n));
+            text += fmt::format("{} {}: {}\n", count_, count_ == 1 ? "difference" : "differences",
+                                line(totals_));
+        }
+        return text;
+    }
+
+    void json(const Change& c) {
+        text_ += count_ == 1 ? "[\n" : ",\n";
+        text_ += "  {\"op\": ";
+        append_json_string(text_, op_name(c.op));
+        text_ += ", \"path\": ";
+        append_json_string(text_, c.path.str());
+        auto value = [&](const Document* d, NodeId id, const std::string& literal) {
+            if (id == k_no_node) {
+                append_json_string(text_, literal);
+            } else if (c.op == Change::Op::order) {
+                text_ += '[';
+                bool first = true;
+                for (NodeId k : d->children(id)) {
+                    text_ += first ? "" : ", ";
+                    first = false;
+                    append_json_bytes(text_, d->name(k));
+                }
+                text_ += ']';
+            } else {
+                print_json_compact(*d, id, text_);
+            }
+        };
+        if (c.op != Change::Op::add) {
+            text_ += ", \"old\": ";
+            value(c.old_doc, c.old_node, c.old_text);
+        }
+        if (c.op != Change::Op::remove) {
+            text_ += ", \"new\": ";
+            value(c.new_doc, c.new_node, c.new_text);
+        }
+        if (c.op == Change::Op::change && tag_changed(c)) {
+            // What changed is the type (or class) name: old and new alone may not show it.
+            text_ += ", \"oldType\": ";
+            append_json_bytes(text_, c.old_doc->tag(c.old_node));
+            text_ += ", \"newType\": ";
+            append_json_bytes(text_, c.new_doc->tag(c.new_node));
+        }
+        text_ += "}";
+    }
+
+    void line(const Change& c) {
+        const std::string path = c.path.str();
+        const bool tags = tag_changed(c);
+        auto old_value = [&] {
+            return c.old_node == k_no_node ? display(c.old_text)
+                                           : show_value(*c.old_doc, c.old_node, tags);
+        };
+        auto new_value = [&] {
+            return c.new_node == k_no_node ? display(c.new_text)
+                                           : show_value(*c.new_doc, c.new_node, tags);
+        };
+        switch (c.op) {
+        case Change::Op::add:
+            text_ += paint(Style::added, "+ " + path + ": " + new_value(), color_);
+            break;
+        case Change::Op::remove:
+            text_ += paint(Style::removed, "- " + path + ": " + old_value(), color_);
+            break;
+        case Change::Op::change:
+            text_ += paint(Style::changed,
+                           "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color_);
+            break;
+        case Change::Op::order:
+            text_ += paint(Style::changed,
+                           "~ " + (path.empty() ? std::string("(top level)") : path) + ": order " +
+                               child_names(*c.old_doc, c.old_node) + " \u2192 " +
+                               child_names(*c.new_doc, c.new_node),
+                           color_);
+            break;
+        }
+        text_ += '\n';
+    }
+
+    const DiffOptionsCli& o_;
+    const bool color_;
+    std::size_t count_ = 0;
+    std::string text_;
+    std::map<std::string, std::array<std::size_t, 4>> groups_;
+    std::array<std::size_t, 4> totals_{};
+};
+
+// Files at least this large (together) are compared part by part when their format allows.
+constexpr std::uint64_t k_stream_threshold = 2u << 20;
+
 int run_diff(const DiffOptionsCli& o) {
     DiffOptions options;
     options.epsilon = o.epsilon;
@@ -95,144 +236,56 @@ int run_diff(const DiffOptionsCli& o) {
         }
         options.ignore.push_back(std::move(*p));
     }
-    std::vector<Parsed> docs;
+    std::vector<Input> inputs;
     for (const std::string& path : {o.a, o.b}) {
         Loaded loaded = load_input(path);
         if (!loaded.input) {
             message(show_path(path), loaded.error.message);
             return k_exit_trouble;
         }
-        Parsed parsed = loaded.input->format->read(loaded.input->source, ReadOptions{false});
-        if (const Error* e = parsed.findings.first_error()) {
-            message(show_path(path), "cannot be compared: it does not parse: " + e->describe());
+        inputs.push_back(std::move(*loaded.input));
+    }
+    auto unparsable = [&](std::size_t i, const Findings& findings) {
+        if (const Error* e = findings.first_error()) {
+            message(show_path(inputs[i].path),
+                    "cannot be compared: it does not parse: " + e->describe());
+            return true;
+        }
+        return false;
+    };
+    Report report(o, color_stdout() && !o.json);
+    auto add = [&](const Change& c) { report.add(c); };
+    const FormatInfo& format = *inputs[0].format;
+    const bool streamed =
+        inputs[0].format == inputs[1].format && format.stream && !o.order &&
+        inputs[0].source->view().size() + inputs[1].source->view().size() >= k_stream_threshold;
+    bool compared = false;
+    if (streamed) {
+        // Large files: neither tree is built; only the items that differ are kept.
+        auto r = diff_streamed(format, inputs[0].source, inputs[1].source, options, add);
+        if (!r) {
+            message(r.error().message);
             return k_exit_trouble;
         }
-        docs.push_back(std::move(parsed));
+        if (unparsable(0, r->a_findings) || unparsable(1, r->b_findings)) return k_exit_trouble;
+        compared = !r->declined;
     }
-    const Document& a = docs[0].doc;
-    const Document& b = docs[1].doc;
-    std::vector<Change> changes;
-    auto r = diff(a, b, options, [&](const Change& c) { changes.push_back(c); });
-    if (!r) {
-        message(r.error().message);
-        return k_exit_trouble;
-    }
-
-    const bool color = color_stdout() && !o.json;
-    std::string text;
-    if (o.stat) {
-        std::map<std::string, std::array<std::size_t, 4>> groups;
-        std::array<std::size_t, 4> totals{};
-        for (const auto& c : changes) {
-            ++groups[stat_group(c)][static_cast<std::size_t>(c.op)];
-            ++totals[static_cast<std::size_t>(c.op)];
+    if (!compared) {
+        std::vector<Parsed> docs;
+        for (std::size_t i = 0; i < 2; ++i) {
+            Parsed parsed = inputs[i].format->read(inputs[i].source, ReadOptions{false});
+            if (unparsable(i, parsed.findings)) return k_exit_trouble;
+            docs.push_back(std::move(parsed));
         }
-        auto line = [](const std::array<std::size_t, 4>& n) {
-            std::string s = fmt::format("{} added, {} removed, {} changed", n[0], n[1], n[2]);
-            if (n[3]) s += fmt::format(", {} reordered", n[3]);
-            return s;
-        };
-        if (o.json) {
-            text = fmt::format("{{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": "
-                               "{}, \"groups\": {{",
-                               totals[0], totals[1], totals[2], totals[3]);
-            bool first = true;
-            for (const auto& [group, n] : groups) {
-                text += first ? "" : ", ";
-                first = false;
-                append_json_string(text, group);
-                text += fmt::format(
-                    ": {{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}}}",
-                    n[0], n[1], n[2], n[3]);
-            }
-            text += "}}\n";
-        } else {
-            std::size_t width = 0;
-            for (const auto& [group, n] : groups) width = std::max(width, group.size());
-            for (const auto& [group, n] : groups)
-                text += fmt::format("{:<{}}  {}\n", group, width, line(n));
-            text += fmt::format("{} {}: {}\n", changes.size(),
-                                changes.size() == 1 ? "difference" : "differences", line(totals));
-        }
-    } else if (o.json) {
-        text = changes.empty() ? "[]\n" : "[\n";
-        for (std::size_t i = 0; i < changes.size(); ++i) {
-            const Change& c = changes[i];
-            text += "  {\"op\": ";
-            append_json_string(text, op_name(c.op));
-            text += ", \"path\": ";
-            append_json_string(text, c.path.str());
-            auto value = [&](const Document& d, NodeId id, const std::string& literal) {
-                if (id == k_no_node) {
-                    append_json_string(text, literal);
-                } else if (c.op == Change::Op::order) {
-                    text += '[';
-                    bool first = true;
-                    for (NodeId k : d.children(id)) {
-                        text += first ? "" : ", ";
-                        first = false;
-                        append_json_bytes(text, d.name(k));
-                    }
-                    text += ']';
-                } else {
-                    print_json_compact(d, id, text);
-                }
-            };
-            if (c.op != Change::Op::add) {
-                text += ", \"old\": ";
-                value(a, c.old_node, c.old_text);
-            }
-            if (c.op != Change::Op::remove) {
-                text += ", \"new\": ";
-                value(b, c.new_node, c.new_text);
-            }
-            if (c.op == Change::Op::change && tag_changed(a, b, c)) {
-                // What changed is the type (or class) name: old and new alone may not show it.
-                text += ", \"oldType\": ";
-                append_json_bytes(text, a.tag(c.old_node));
-                text += ", \"newType\": ";
-                append_json_bytes(text, b.tag(c.new_node));
-            }
-            text += i + 1 < changes.size() ? "},\n" : "}\n";
-        }
-        if (!changes.empty()) text += "]\n";
-    } else {
-        for (const auto& c : changes) {
-            const std::string path = c.path.str();
-            const bool tags = tag_changed(a, b, c);
-            auto old_value = [&] {
-                return c.old_node == k_no_node ? display(c.old_text)
-                                               : show_value(a, c.old_node, tags);
-            };
-            auto new_value = [&] {
-                return c.new_node == k_no_node ? display(c.new_text)
-                                               : show_value(b, c.new_node, tags);
-            };
-            switch (c.op) {
-            case Change::Op::add:
-                text += paint(Style::added, "+ " + path + ": " + new_value(), color);
-                break;
-            case Change::Op::remove:
-                text += paint(Style::removed, "- " + path + ": " + old_value(), color);
-                break;
-            case Change::Op::change:
-                text += paint(Style::changed,
-                              "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color);
-                break;
-            case Change::Op::order:
-                text +=
-                    paint(Style::changed,
-                          "~ " + (path.empty() ? std::string("(top level)") : path) + ": order " +
-                              child_names(a, c.old_node) + " \u2192 " + child_names(b, c.new_node),
-                          color);
-                break;
-            }
-            text += '\n';
+        auto r = diff(docs[0].doc, docs[1].doc, options, add);
+        if (!r) {
+            message(r.error().message);
+            return k_exit_trouble;
         }
     }
-    out(text);
+    out(report.finish());
     out_flush();
-    return changes.empty() ? k_exit_ok : k_exit_finding;
+    return report.empty() ? k_exit_ok : k_exit_finding;
 }
 
 } // namespace

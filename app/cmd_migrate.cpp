@@ -84,7 +84,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
 // Writes `bytes` to `dest` unless it already holds exactly them (then it is left alone, mtime
 // and all). `replace`: whether a different existing file may be replaced.
 Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool replace,
-                          const std::function<Result<void>(std::string_view)>& verify) {
+                          const std::function<Result<void>(std::string_view)>& verify,
+                          DirectorySyncs& syncs) {
     std::error_code ec;
     if (fs::exists(dest, ec)) {
         auto existing = read_file(dest, bytes.size());
@@ -102,6 +103,7 @@ Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool rep
     AtomicWriteOptions options;
     options.replace_existing = replace;
     options.verify = verify;
+    options.directory_syncs = &syncs;
     if (auto r = write_file_atomic(dest, bytes, options); !r) return r.error();
     return true;
 }
@@ -158,7 +160,7 @@ class Migrator {
             // -o and --output-dir get a copy, so the output tree is complete.
             if (o_.in_place || o_.check || o_.dry_run || o.destination.empty()) return o;
             auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(),
-                                        verifier(format, o.to));
+                                        verifier(format, o.to), syncs_);
             if (!written) return write_failure(o.destination, written.error());
             if (*written) o.kind = Kind::copied;
             return o;
@@ -184,13 +186,14 @@ class Migrator {
             }
             AtomicWriteOptions options;
             options.verify = verifier(format, o.to);
+            options.directory_syncs = &syncs_;
             if (auto r = write_file_atomic(*destination, migrated->bytes, options); !r)
                 return fail(k_exit_trouble,
                             "cannot write " + show_path(o.destination) + ": " + r.error().message);
             return o;
         }
         auto written = write_output(*destination, migrated->bytes, !o_.output_dir.empty(),
-                                    verifier(format, o.to));
+                                    verifier(format, o.to), syncs_);
         if (!written) return write_failure(o.destination, written.error());
         if (!*written) o.kind = Kind::already_migrated;
         return o;
@@ -209,6 +212,7 @@ class Migrator {
                             r.error().message);
         AtomicWriteOptions options;
         options.verify = verifier(format, o.to);
+        options.directory_syncs = &syncs_;
         options.replace_existing = o_.in_place || !o_.output_dir.empty();
         options.skip_identical = !o_.in_place;
         auto file = AtomicFile::create(destination, options);
@@ -303,7 +307,7 @@ class Migrator {
         fs::path backup = target->string() + fmt::format(".v{}.bak", old_version);
         struct stat st {};
         AtomicWriteOptions options;
-        options.replace_existing = false;
+        options.replace_existing = false; // the backup is durable before the original is replaced
         if (::stat(target->c_str(), &st) == 0) options.mode = static_cast<int>(st.st_mode & 07777);
         std::error_code ec;
         if (fs::exists(fs::symlink_status(backup, ec)))
@@ -319,6 +323,11 @@ class Migrator {
     }
 
     const MigrateOptions& o_;
+    // Every output's directory, made durable once when the batch ends.
+    mutable DirectorySyncs syncs_;
+
+  public:
+    Result<void> sync_directories() const { return syncs_.sync(); }
 };
 
 // One line per file: a label padded to one width, the path, what happened.
@@ -415,6 +424,10 @@ int run_migrate(const MigrateOptions& o) {
             r = Outcome{};
         });
     progress.clear();
+    if (auto synced = migrator.sync_directories(); !synced) {
+        message(synced.error().message);
+        exit_code = std::max(exit_code, k_exit_trouble);
+    }
     std::string summary;
     if (o.check)
         summary = fmt::format("{} need migration, {} up to date, {} failed", outdated, up_to_date,

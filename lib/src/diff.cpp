@@ -6,6 +6,10 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 
 namespace sparksave {
@@ -49,9 +53,23 @@ class Differ {
             c.path.name("version");
             c.old_text = std::to_string(a_.version());
             c.new_text = std::to_string(b_.version());
+            c.old_doc = &a_;
+            c.new_doc = &b_;
             if (!ignored(c.path)) emit_(c);
         }
         children(a_.root(), b_.root());
+    }
+
+    // The root's children only (the tail of a file read part by part).
+    void run_children() { children(a_.root(), b_.root()); }
+
+    // One item of a list at `path`: compared (op change), removed or added.
+    void item(const NodePath& path, Change::Op op, NodeId na, NodeId nb) {
+        path_ = path;
+        if (op == Change::Op::change)
+            compare(na, nb);
+        else
+            emit(op, na, nb);
     }
 
   private:
@@ -68,6 +86,8 @@ class Differ {
         c.path = path_;
         c.old_node = na;
         c.new_node = nb;
+        c.old_doc = &a_;
+        c.new_doc = &b_;
         emit_(c);
     }
 
@@ -146,6 +166,8 @@ class Differ {
                 c.path = path_;
                 c.old_text = old_text;
                 c.new_text = new_text;
+                c.old_doc = &a_;
+                c.new_doc = &b_;
                 emit_(c);
             }
             path_.steps.pop_back();
@@ -299,7 +321,265 @@ class Differ {
     NodePath path_;
 };
 
+// Names that stay where they are while more are added (string_views into them stay valid).
+class StableStrings {
+  public:
+    std::string_view keep(std::string_view s) {
+        if (s.size() > k_block / 4) {
+            big_.push_back(std::make_unique<char[]>(s.size() + 1));
+            std::memcpy(big_.back().get(), s.data(), s.size());
+            return {big_.back().get(), s.size()};
+        }
+        if (blocks_.empty() || used_ + s.size() > k_block) {
+            blocks_.push_back(std::make_unique<char[]>(k_block));
+            used_ = 0;
+        }
+        char* at = blocks_.back().get() + used_;
+        if (!s.empty()) std::memcpy(at, s.data(), s.size());
+        used_ += s.size();
+        return {at, s.size()};
+    }
+
+  private:
+    static constexpr std::size_t k_block = 1 << 20;
+    std::vector<std::unique_ptr<char[]>> blocks_, big_;
+    std::size_t used_ = 0;
+};
+
+// Item names to dense ids (open addressing; one probe sequence per lookup, no node per name):
+// a save's 400,000 entity names are looked up twice per file.
+class NameTable {
+  public:
+    std::uint32_t id(std::string_view name) {
+        if ((names_.size() + 1) * 2 > slots_.size()) grow();
+        const std::size_t h = std::hash<std::string_view>()(name);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t at = h & mask;; at = (at + 1) & mask) {
+            const std::uint32_t slot = slots_[at];
+            if (slot == 0) {
+                names_.push_back(strings_.keep(name));
+                hashes_.push_back(h);
+                slots_[at] = static_cast<std::uint32_t>(names_.size());
+                return slot_id(slots_[at]);
+            }
+            if (hashes_[slot - 1] == h && names_[slot - 1] == name) return slot - 1;
+        }
+    }
+    // The id of a name already in the table, or nullopt.
+    std::optional<std::uint32_t> find(std::string_view name) const {
+        if (slots_.empty()) return std::nullopt;
+        const std::size_t h = std::hash<std::string_view>()(name);
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t at = h & mask;; at = (at + 1) & mask) {
+            const std::uint32_t slot = slots_[at];
+            if (slot == 0) return std::nullopt;
+            if (hashes_[slot - 1] == h && names_[slot - 1] == name) return slot - 1;
+        }
+    }
+    std::string_view name(std::uint32_t id) const noexcept { return names_[id]; }
+    std::size_t size() const noexcept { return names_.size(); }
+
+  private:
+    static std::uint32_t slot_id(std::uint32_t slot) noexcept { return slot - 1; }
+    void grow() {
+        std::vector<std::uint32_t> slots(std::max<std::size_t>(64, slots_.size() * 2), 0);
+        const std::size_t mask = slots.size() - 1;
+        for (std::size_t id = 0; id < names_.size(); ++id) {
+            std::size_t at = hashes_[id] & mask;
+            while (slots[at] != 0) at = (at + 1) & mask;
+            slots[at] = static_cast<std::uint32_t>(id + 1);
+        }
+        slots_.swap(slots);
+    }
+
+    StableStrings strings_;
+    std::vector<std::string_view> names_;
+    std::vector<std::size_t> hashes_;
+    std::vector<std::uint32_t> slots_; // 0: empty, else id + 1
+};
+
+// One file's side of a streamed diff: its head and tail, the name id, occurrence and byte span
+// of every item, how many items each name has, and the items kept for a node-by-node comparison.
+struct Side {
+    std::shared_ptr<const Source> source;
+    NameTable names;
+    std::optional<Document> head, tail;
+    std::vector<std::uint32_t> name_ids, occurrences;
+    std::vector<Span> spans;
+    std::vector<std::uint32_t> count; // by name id
+    std::vector<std::uint8_t> keep;   // by item: compare it node by node
+    std::unordered_map<std::size_t, std::pair<Document, NodeId>> kept;
+    Findings findings;
+
+    std::size_t count_of(std::uint32_t id) const noexcept {
+        return id < count.size() ? count[id] : 0;
+    }
+
+    // Reads the file part by part. The first read indexes it (and keeps head and tail); a later
+    // one keeps the items marked in `keep`.
+    Findings read(const FormatInfo& format, bool index) {
+        struct Consumer : PartConsumer {
+            Side& side;
+            bool index;
+            Consumer(Side& s, bool i) : side(s), index(i) {}
+            void head(Document& doc, std::uint64_t) override {
+                if (index) side.head.emplace(doc);
+            }
+            void item(Document& doc, NodeId item, std::uint64_t i) override {
+                if (index) {
+                    const std::uint32_t id = side.names.id(doc.name(item));
+                    if (id >= side.count.size())
+                        side.count.resize(std::max<std::size_t>(id + 1, side.count.size() * 2), 0);
+                    side.name_ids.push_back(id);
+                    side.occurrences.push_back(side.count[id]++);
+                    side.spans.push_back(doc.node(item).span);
+                } else if (i < side.keep.size() && side.keep[i]) {
+                    side.kept.emplace(static_cast<std::size_t>(i),
+                                      std::pair<Document, NodeId>(doc, item));
+                }
+            }
+            void tail(Document& doc) override {
+                if (index) side.tail.emplace(doc);
+            }
+        } consumer(*this, index);
+        return format.stream(source, consumer);
+    }
+};
+
+// Runs both functions, the second on another thread (two files read at once).
+template <class F, class G> void both(F&& f, G&& g) {
+    std::thread other(std::forward<G>(g));
+    f();
+    other.join();
+}
+
 } // namespace
+
+Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<const Source> a,
+                                   std::shared_ptr<const Source> b, const DiffOptions& options,
+                                   const std::function<void(const Change&)>& emit) {
+    if (!format.stream)
+        return make_error(ErrorCode::bad_usage,
+                          std::string(format.name) + " files are not read part by part");
+    if (options.order)
+        return make_error(ErrorCode::bad_usage, "a streamed diff does not report order changes");
+    StreamedDiff result;
+    Side sa, sb;
+    sa.source = std::move(a);
+    sb.source = std::move(b);
+
+    // 1. Index both files, side by side.
+    both([&] { sa.findings = sa.read(format, true); },
+         [&] { sb.findings = sb.read(format, true); });
+    result.a_findings = std::move(sa.findings);
+    result.b_findings = std::move(sb.findings);
+    if (result.a_findings.has_errors() || result.b_findings.has_errors()) return result;
+    if (!sa.head || !sb.head || !sa.tail || !sb.tail)
+        return make_error(ErrorCode::internal, "a part-by-part read left out a part");
+
+    // 2. Match: the k-th item named n in a with the k-th named n in b (b's items grouped by
+    // name, in order: by_name[start[n] + k]). An item whose bytes equal its match's (same format
+    // version: the same bytes read by the same rules) is done; the others are kept.
+    constexpr std::uint32_t k_none = ~0u;
+    std::vector<std::uint32_t> start(sb.count.size() + 1, 0), by_name(sb.name_ids.size());
+    for (std::size_t n = 0; n < sb.count.size(); ++n) start[n + 1] = start[n] + sb.count[n];
+    for (std::size_t j = 0; j < sb.name_ids.size(); ++j)
+        by_name[start[sb.name_ids[j]] + sb.occurrences[j]] = static_cast<std::uint32_t>(j);
+    std::vector<std::uint32_t> b_id(sa.names.size(), k_none); // a's name ids to b's
+    for (std::uint32_t id = 0; id < sa.names.size(); ++id)
+        if (auto found = sb.names.find(sa.names.name(id))) b_id[id] = *found;
+    const bool same_encoding = sa.head->version() == sb.head->version();
+    const std::string_view bytes_a = sa.source->view(), bytes_b = sb.source->view();
+    std::vector<std::uint32_t> match(sa.name_ids.size(), k_none);
+    sa.keep.assign(sa.name_ids.size(), 1);
+    sb.keep.assign(sb.name_ids.size(), 1);
+    bool keep_a = false, keep_b = false;
+    for (std::size_t i = 0; i < sa.name_ids.size(); ++i) {
+        const std::uint32_t id = b_id[sa.name_ids[i]], k = sa.occurrences[i];
+        const std::uint32_t j =
+            id != k_none && k < sb.count_of(id) ? by_name[start[id] + k] : k_none;
+        match[i] = j;
+        if (j == k_none) continue;
+        const Span x = sa.spans[i], y = sb.spans[j];
+        if (same_encoding && x.valid() && y.valid() && x.length == y.length &&
+            bytes_a.substr(x.offset, x.length) == bytes_b.substr(y.offset, y.length))
+            sa.keep[i] = sb.keep[j] = 0;
+    }
+    std::size_t kept_a = 0, kept_b = 0;
+    for (std::uint8_t k : sa.keep) kept_a += k;
+    for (std::uint8_t k : sb.keep) kept_b += k;
+    keep_a = kept_a != 0;
+    keep_b = kept_b != 0;
+    // Kept items cost more memory than the whole tree would: when many differ (two versions of a
+    // save: every item), the whole-tree diff is the better way.
+    const std::size_t limit_a = std::max<std::size_t>(options.max_kept_items, sa.keep.size() / 16);
+    const std::size_t limit_b = std::max<std::size_t>(options.max_kept_items, sb.keep.size() / 16);
+    if (kept_a > limit_a || kept_b > limit_b) {
+        result.declined = true;
+        return result;
+    }
+
+    // 3. Read again, side by side, keeping the items that differ.
+    Findings again_a, again_b;
+    both(
+        [&] {
+            if (keep_a) again_a = sa.read(format, false);
+        },
+        [&] {
+            if (keep_b) again_b = sb.read(format, false);
+        });
+    if (again_a.has_errors() || again_b.has_errors())
+        return make_error(ErrorCode::io_error, "a file changed while it was compared");
+
+    // 4. The changes, in the order of the whole-tree diff: the head (version, metadata), the
+    // list's items in a's order, then b's added items, then the tail.
+    Differ(*sa.head, *sb.head, options, emit).run();
+    NodePath list_path;
+    {
+        // The list's name: the last child of the head's root.
+        const Document& h = *sa.head;
+        const NodeId list = h.last_child(h.root());
+        if (list == k_no_node) return make_error(ErrorCode::internal, "the head part has no list");
+        list_path.name(h.name(list));
+    }
+    // The path step of an item: [name=...] when its name is unique (either side), else its index.
+    auto step = [&](std::string_view name, std::size_t count, std::size_t index) {
+        NodePath p = list_path;
+        if (!name.empty() && count == 1)
+            p.name_match(name);
+        else
+            p.index(index);
+        return p;
+    };
+    for (std::size_t i = 0; i < sa.name_ids.size(); ++i) {
+        if (!sa.keep[i]) continue;
+        auto& [doc_a, item_a] = sa.kept.at(i);
+        const std::uint32_t id = sa.name_ids[i];
+        const std::string_view name = sa.names.name(id);
+        const std::uint32_t j = match[i];
+        if (j == k_none) {
+            Differ(doc_a, doc_a, options, emit)
+                .item(step(name, sa.count_of(id), i), Change::Op::remove, item_a, k_no_node);
+            continue;
+        }
+        auto& [doc_b, item_b] = sb.kept.at(j);
+        Differ(doc_a, doc_b, options, emit)
+            .item(step(name, std::max(sa.count_of(id), sb.count_of(sb.name_ids[j])), j),
+                  Change::Op::change, item_a, item_b);
+    }
+    std::vector<std::uint8_t> matched(sb.name_ids.size(), 0);
+    for (std::uint32_t j : match)
+        if (j != k_none) matched[j] = 1;
+    for (std::size_t j = 0; j < sb.name_ids.size(); ++j) {
+        if (matched[j]) continue;
+        auto& [doc_b, item_b] = sb.kept.at(j);
+        const std::uint32_t id = sb.name_ids[j];
+        Differ(doc_b, doc_b, options, emit)
+            .item(step(sb.names.name(id), sb.count_of(id), j), Change::Op::add, k_no_node, item_b);
+    }
+    Differ(*sa.tail, *sb.tail, options, emit).run_children();
+    return result;
+}
 
 bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept {
     if (a == b) return true;

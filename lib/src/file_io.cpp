@@ -379,10 +379,34 @@ Result<bool> AtomicFile::commit() {
         ::unlink(s.tmp.c_str());
     }
     s.done = true;
-    // Make the rename itself durable.
-    Fd dfd(::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dfd.get() >= 0) ::fsync(dfd.get());
+    // Make the rename itself durable, now or with the batch.
+    if (s.options.directory_syncs) {
+        s.options.directory_syncs->add(s.dir);
+    } else {
+        Fd dfd(::open(s.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (dfd.get() >= 0) ::fsync(dfd.get());
+    }
     return true;
+}
+
+void DirectorySyncs::add(const fs::path& dir) {
+    std::lock_guard lock(mutex_);
+    dirs_.insert(dir.string());
+}
+
+Result<void> DirectorySyncs::sync() {
+    std::set<std::string> dirs;
+    {
+        std::lock_guard lock(mutex_);
+        dirs.swap(dirs_);
+    }
+    Result<void> result;
+    for (const auto& dir : dirs) {
+        Fd dfd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if ((dfd.get() < 0 || ::fsync(dfd.get()) != 0) && result)
+            result = io_error(dir, "cannot flush the directory to disk", errno);
+    }
+    return result;
 }
 
 Result<void> write_file_atomic(const fs::path& target, std::string_view bytes,

@@ -196,6 +196,30 @@ TEST_CASE("large files: dump and migrate part by part give what the whole tree g
                status);
     CHECK(status == 0);
     CHECK(test::read_bytes(dir / "big.v4.spark_save") == expected->bytes);
+
+    // diff of two large files of one version reads them part by part; with --order (and across
+    // versions, where every entity differs) it compares the whole trees: the same changes.
+    std::string edited = input;
+    const std::size_t at = edited.rfind(std::string("\x03\x00"
+                                                    "100",
+                                                    5));
+    REQUIRE(at != std::string::npos);
+    edited[at + 4] = '1';
+    test::write_bytes(dir / "edited.spark_save", edited);
+    const std::string pair =
+        (dir / "big.spark_save").string() + " " + (dir / "edited.spark_save").string();
+    const std::string streamed = run_binary("diff --json " + pair, status);
+    CHECK(status == 1);
+    CHECK(streamed == run_binary("diff --json --order " + pair, status));
+    CHECK(streamed.find("\"path\": \"entities[name=entity-19998].Health.hp\", \"old\": \"100\", "
+                        "\"new\": \"101\"") != std::string::npos);
+    CHECK(run_binary("diff " + pair, status) ==
+          "~ entities[name=entity-19998].Health.hp: \"100\" \u2192 \"101\"\n");
+    const std::string across = run_binary("diff --stat " + (dir / "big.spark_save").string() + " " +
+                                              (dir / "big.v4.spark_save").string(),
+                                          status);
+    CHECK(status == 1);
+    CHECK(across.find("20003 differences: 20002 added, 0 removed, 1 changed") != std::string::npos);
     fs::remove_all(dir);
 }
 #endif

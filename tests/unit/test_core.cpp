@@ -272,6 +272,26 @@ TEST_CASE("atomic write replaces, keeps the mode, follows links, leaves no temp 
     CHECK(dir.entries() == 2);
 }
 
+TEST_CASE("atomic writes of a batch sync each directory once, at the end") {
+    TempDir dir;
+    fs::create_directories(dir.path / "sub");
+    DirectorySyncs syncs;
+    AtomicWriteOptions batch;
+    batch.directory_syncs = &syncs;
+    REQUIRE(write_file_atomic(dir.path / "a", "1", batch));
+    REQUIRE(write_file_atomic(dir.path / "sub" / "b", "2", batch));
+    REQUIRE(write_file_atomic(dir.path / "c", "3", batch));
+    CHECK(test::read_bytes(dir.path / "sub" / "b") == "2");
+    CHECK(syncs.sync());
+    CHECK(syncs.sync()); // nothing left to sync
+    // A directory that went away is reported.
+    REQUIRE(write_file_atomic(dir.path / "sub" / "d", "4", batch));
+    fs::remove_all(dir.path / "sub");
+    auto gone = syncs.sync();
+    REQUIRE_FALSE(gone);
+    CHECK(gone.error().code == ErrorCode::io_error);
+}
+
 TEST_CASE("atomic write never clobbers when asked, and fails cleanly") {
     TempDir dir;
     fs::path target = dir.path / "keep";

@@ -7,6 +7,7 @@
 #include "sparksave/format.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/migrate.hpp"
+#include "sparksave/print.hpp"
 #include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
@@ -287,4 +288,143 @@ TEST_CASE(
     auto lines = diff_lines(v1, migrated->bytes);
     CHECK(lines == "change version | add metadata.screenshotPath | add "
                    "entities[name=legacy-player].Transform.parent | add checksum");
+}
+
+namespace {
+
+// Every change of diff() of the whole trees, or of diff_streamed(), as text with its values.
+std::vector<std::string> all_changes(const std::string& a, const std::string& b, bool streamed,
+                                     const DiffOptions& o) {
+    std::vector<std::string> out;
+    auto record = [&](const Change& c) {
+        std::string line = std::string(op_name(c.op)) + " " + c.path.str() + " ";
+        if (c.old_node != k_no_node) print_json_compact(*c.old_doc, c.old_node, line);
+        line += c.old_text + " -> ";
+        if (c.new_node != k_no_node) print_json_compact(*c.new_doc, c.new_node, line);
+        line += c.new_text;
+        out.push_back(line);
+    };
+    if (streamed) {
+        auto r = diff_streamed(format_info(FormatId::spark_save), std::make_shared<const Source>(a),
+                               std::make_shared<const Source>(b), o, record);
+        REQUIRE(r);
+        REQUIRE_FALSE(r->a_findings.has_errors());
+        REQUIRE_FALSE(r->b_findings.has_errors());
+    } else {
+        auto pa = parse(a), pb = parse(b);
+        REQUIRE_FALSE(pa.findings.has_errors());
+        REQUIRE_FALSE(pb.findings.has_errors());
+        REQUIRE(diff(pa.doc, pb.doc, o, record));
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in the same order") {
+    std::mt19937 rng(20261129);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    const std::vector<std::string> names = {"orc", "elf", "dwarf", "", "troll", "imp", "ent"};
+    auto random_entities = [&] {
+        std::vector<std::pair<std::string, Comps>> entities;
+        for (std::size_t i = pick(12); i > 0; --i) {
+            Comps comps;
+            for (std::size_t c = pick(3); c > 0; --c) {
+                Props props;
+                for (std::size_t k = pick(4); k > 0; --k)
+                    props.emplace_back("p" + std::to_string(k), std::to_string(pick(5)));
+                comps.emplace_back("C" + std::to_string(c), props);
+            }
+            entities.emplace_back(names[pick(names.size())], comps);
+        }
+        return entities;
+    };
+    std::size_t pairs = 0, with_changes = 0;
+    DiffOptions ignore;
+    ignore.ignore.push_back(*NodePath::parse("entities.*.C1.**"));
+    DiffOptions epsilon;
+    epsilon.epsilon = 1;
+    for (int round = 0; round < 300; ++round) {
+        auto ea = random_entities();
+        auto eb = ea;
+        // Edits: change a value, drop, add, swap entities; sometimes an unrelated file.
+        for (std::size_t n = pick(4); n > 0 && !eb.empty(); --n) {
+            switch (pick(4)) {
+            case 0: {
+                auto& comps = eb[pick(eb.size())].second;
+                if (!comps.empty() && !comps[0].second.empty()) comps[0].second[0].second = "9";
+                break;
+            }
+            case 1:
+                eb.erase(eb.begin() + static_cast<std::ptrdiff_t>(pick(eb.size())));
+                break;
+            case 2: {
+                auto more = random_entities();
+                if (!more.empty())
+                    eb.insert(eb.begin() + static_cast<std::ptrdiff_t>(pick(eb.size() + 1)),
+                              more.front());
+                break;
+            }
+            default:
+                std::swap(eb[pick(eb.size())], eb[pick(eb.size())]);
+            }
+        }
+        if (pick(10) == 0) eb = random_entities();
+        const std::string a = save_v3(ea, {{"k", std::to_string(pick(3))}});
+        const std::string b =
+            save_v3(eb, {{"k", std::to_string(pick(3))}}, pick(2) ? "42.5" : "43");
+        for (const DiffOptions* o : {&ignore, &epsilon}) {
+            const auto whole = all_changes(a, b, false, *o);
+            CHECK(all_changes(a, b, true, *o) == whole);
+            with_changes += !whole.empty();
+        }
+        ++pairs;
+    }
+    // Across versions, and generated files of every version against each other.
+    for (int round = 0; round < 200; ++round) {
+        const std::string a = test::random_spark_save(rng, 1 + static_cast<std::uint32_t>(pick(4)));
+        std::string b;
+        if (pick(2) == 0) {
+            auto migrated = migrate(parse(a).doc, 4);
+            if (!migrated) continue; // a generated v1/v2 may break a v4 rule
+            b = migrated->bytes;
+        } else {
+            b = test::random_spark_save(rng, 1 + static_cast<std::uint32_t>(pick(4)));
+        }
+        const auto whole = all_changes(a, b, false, {});
+        CHECK(all_changes(a, b, true, {}) == whole);
+        with_changes += !whole.empty();
+        ++pairs;
+    }
+    CHECK(pairs > 400);
+    CHECK(with_changes > 300);
+}
+
+TEST_CASE("diff_streamed: order is refused, a file that does not parse is reported") {
+    const std::string a = save_v3({{"orc", {}}});
+    DiffOptions order;
+    order.order = true;
+    auto none = [](const Change&) { FAIL("no change expected"); };
+    auto src = [](const std::string& s) { return std::make_shared<const Source>(s); };
+    CHECK_FALSE(diff_streamed(format_info(FormatId::spark_save), src(a), src(a), order, none));
+    auto r = diff_streamed(format_info(FormatId::spark_save), src(a),
+                           src(a.substr(0, a.size() - 3)), {}, none);
+    REQUIRE(r);
+    CHECK_FALSE(r->a_findings.has_errors());
+    CHECK(r->b_findings.has_errors());
+
+    // More differing items than it keeps: it declines, having emitted nothing.
+    const std::string b = save_v3({{"orc", {{"Hp", {{"v", "1"}}}}}});
+    DiffOptions few;
+    few.max_kept_items = 0;
+    r = diff_streamed(format_info(FormatId::spark_save), src(a), src(b), few, none);
+    REQUIRE(r);
+    CHECK(r->declined);
+    few.max_kept_items = 1;
+    std::size_t changes = 0;
+    r = diff_streamed(format_info(FormatId::spark_save), src(a), src(b), few,
+                      [&](const Change&) { ++changes; });
+    REQUIRE(r);
+    CHECK_FALSE(r->declined);
+    CHECK(changes == 1);
 }

@@ -9,6 +9,7 @@
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
+#include "sparksave/format.hpp"
 #include "sparksave/node_path.hpp"
 
 #include <functional>
@@ -21,6 +22,8 @@ struct DiffOptions {
     double epsilon = 0;           // numbers closer than this (inclusive) are equal
     std::vector<NodePath> ignore; // patterns: a change at or under a match is not reported
     bool order = false;           // also report children whose relative order changed
+    // diff_streamed: at most this many differing items (or 1/16 of them, if more) are kept.
+    std::size_t max_kept_items = 4096;
 };
 
 struct Change {
@@ -30,6 +33,9 @@ struct Change {
     NodeId old_node = k_no_node;    // in the first document (remove, change, order)
     NodeId new_node = k_no_node;    // in the second document (add, change, order)
     std::string old_text, new_text; // for changes that are not nodes: the version, a column element
+    // The documents old_node and new_node are in (valid during the emit call).
+    const Document* old_doc = nullptr;
+    const Document* new_doc = nullptr;
 };
 
 std::string_view op_name(Change::Op op) noexcept; // "add", "remove", "change", "order"
@@ -38,6 +44,23 @@ std::string_view op_name(Change::Op op) noexcept; // "add", "remove", "change", 
 // different formats.
 Result<void> diff(const Document& a, const Document& b, const DiffOptions& options,
                   const std::function<void(const Change&)>& emit);
+
+// The same comparison of two files of a format that reads part by part (FormatInfo::stream),
+// without building either tree: the items of the main list (entities) are indexed by name and
+// occurrence from a first read of each file, matched, and compared by their bytes; only the
+// items that differ are kept (as small Documents) and compared node by node. Emits the changes
+// diff() of the two whole trees emits, in the same order (options.order is not supported: it
+// is refused with bad_usage). When a file does not read cleanly, nothing is emitted and its
+// findings are returned (`a_findings` / `b_findings`), holding an error. When more items differ
+// than options.max_kept_items (and 1/16 of the items), it declines before emitting anything:
+// the whole-tree diff() is then the cheaper way.
+struct StreamedDiff {
+    Findings a_findings, b_findings;
+    bool declined = false;
+};
+Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<const Source> a,
+                                   std::shared_ptr<const Source> b, const DiffOptions& options,
+                                   const std::function<void(const Change&)>& emit);
 
 // Whether two value texts are equal: byte-equal, or both numbers within `epsilon`.
 bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept;
