@@ -142,12 +142,15 @@ int main(int argc, char** argv) {
     if (mode == "small" && argc >= 4) {
         std::size_t count = std::strtoull(argv[3], nullptr, 10);
         std::uint64_t seed = argc > 4 ? std::strtoull(argv[4], nullptr, 10) : 7;
+        // VERSION 0: versions 1 to 4 in turn. 30 entities make ~20 KB, 75 ~50 KB.
+        std::uint32_t only = argc > 5 ? static_cast<std::uint32_t>(std::atoi(argv[5])) : 0;
+        std::size_t entities = argc > 6 ? std::strtoull(argv[6], nullptr, 10) : 30;
         std::filesystem::create_directories(argv[2]);
         for (std::size_t i = 0; i < count; ++i) {
-            std::uint32_t version = 1 + static_cast<std::uint32_t>(i % 4);
+            std::uint32_t version = only ? only : 1 + static_cast<std::uint32_t>(i % 4);
             char name[64];
             std::snprintf(name, sizeof name, "slot_%05zu.spark_save", i);
-            write(std::filesystem::path(argv[2]) / name, save(version, 30, seed + i)); // ~20 KB
+            write(std::filesystem::path(argv[2]) / name, save(version, entities, seed + i));
         }
         std::printf("%s: %zu files\n", argv[2], count);
         return 0;
@@ -175,6 +178,6 @@ int main(int argc, char** argv) {
         std::printf("%s: %zu values changed\n", argv[3], done);
         return 0;
     }
-    std::fprintf(stderr, "usage: gen_saves big OUT VERSION [ENTITIES] [SEED] | small DIR COUNT [SEED] | edit IN OUT CHANGES [SEED]\n");
+    std::fprintf(stderr, "usage: gen_saves big OUT VERSION [ENTITIES] [SEED] | small DIR COUNT [SEED] [VERSION] [ENTITIES] | edit IN OUT CHANGES [SEED]\n");
     return 2;
 }
