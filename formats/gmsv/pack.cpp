@@ -21,34 +21,12 @@ class Packer {
     explicit Packer(const json::Reader& r) : r_(r) {}
 
     Result<Packed> run(const Value& root) {
-        if (root.kind != Kind::object)
-            return r_.error_at(
-                root, "",
-                "expected an object (the output of `sparksave dump --json`), found " +
-                    std::string(json::kind_name(root.kind)));
         static constexpr std::string_view k_members[] = {"format",   "version",  "timestamp",
                                                          "entities", "trailing", "checksum"};
         Value members[std::size(k_members)];
         bool present[std::size(k_members)] = {};
-        std::optional<Error> problem;
-        r_.members(root, [&](std::string_view key, const Value& v) {
-            for (std::size_t i = 0; i < std::size(k_members); ++i) {
-                if (k_members[i] != key) continue;
-                if (present[i]) {
-                    problem = r_.error_at(v, std::string(key), "this member appears twice");
-                    return false;
-                }
-                members[i] = v;
-                present[i] = true;
-                return true;
-            }
-            problem = r_.error_at(v, display(key),
-                                  "unknown member " + display(key, true) +
-                                      " (a gmsv dump has format, version, timestamp, entities, "
-                                      "trailing, checksum)");
-            return false;
-        });
-        if (problem) return *problem;
+        if (auto r = r_.dump_members(root, "gmsv", k_members, members, present); !r)
+            return r.error();
         for (std::size_t i : {1, 2, 3})
             if (!present[i])
                 return r_.error_at(
@@ -62,7 +40,7 @@ class Packer {
         w_.u16(static_cast<std::uint16_t>(*version));
         if (members[2].kind != Kind::object)
             return r_.error_at(members[2], "timestamp", "expected an object {binary, ...}");
-        if (auto r = only(members[2], "timestamp", {k_binary, k_kind, k_time}); !r)
+        if (auto r = r_.only_members(members[2], "timestamp", {k_binary, k_kind, k_time}); !r)
             return r.error();
         Value binary;
         if (!r_.find(members[2], k_binary, binary))
@@ -93,35 +71,6 @@ class Packer {
     }
 
   private:
-    // Refuses members other than `allowed`, and any member twice: a typo is not ignored.
-    Result<void> only(const Value& object, const std::string& path,
-                      std::initializer_list<std::string_view> allowed) {
-        std::optional<Error> problem;
-        std::vector<std::string> seen;
-        r_.members(object, [&](std::string_view key, const Value& v) {
-            std::string names;
-            bool known = false;
-            for (std::string_view a : allowed) {
-                names += (names.empty() ? "" : ", ") + std::string(a);
-                known |= a == key;
-            }
-            if (!known) {
-                problem = r_.error_at(
-                    v, path, "unknown member " + display(key, true) + " (expected " + names + ")");
-                return false;
-            }
-            if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-                problem =
-                    r_.error_at(v, path, "the member " + display(key, true) + " appears twice");
-                return false;
-            }
-            seen.emplace_back(key);
-            return true;
-        });
-        if (problem) return *problem;
-        return {};
-    }
-
     Result<std::uint64_t> unsigned_integer(const Value& v, const std::string& path,
                                            std::uint64_t max) {
         const std::string_view t = r_.raw(v);
@@ -157,7 +106,7 @@ class Packer {
     Result<void> entity(const Value& e, const std::string& path) {
         if (e.kind != Kind::object)
             return r_.error_at(e, path, "expected an entity {id, components}");
-        if (auto r = only(e, path, {"id", "components"}); !r) return r;
+        if (auto r = r_.only_members(e, path, {"id", "components"}); !r) return r;
         Value id, components;
         if (!r_.find(e, "id", id) || id.kind != Kind::string)
             return r_.error_at(e, path + ".id",
@@ -191,7 +140,7 @@ class Packer {
     Result<void> component(const Value& c, const std::string& path) {
         if (c.kind != Kind::object)
             return r_.error_at(c, path, "expected a component {type, json | hex}");
-        if (auto r = only(c, path, {"type", "name", "json", "hex"}); !r) return r;
+        if (auto r = r_.only_members(c, path, {"type", "name", "json", "hex"}); !r) return r;
         Value type, data;
         if (!r_.find(c, "type", type))
             return r_.error_at(c, path, "expected a member \"type\" (the type id)");

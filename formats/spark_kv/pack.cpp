@@ -28,35 +28,12 @@ class Packer {
     explicit Packer(const json::Reader& r) : r_(r) {}
 
     Result<Packed> run(const Value& root) {
-        if (root.kind != Kind::object)
-            return r_.error_at(
-                root, "",
-                "expected an object (the output of `sparksave dump --json`), found " +
-                    std::string(json::kind_name(root.kind)));
-        // Members may come in any order; each is taken once.
         static constexpr std::string_view k_names[] = {"format", "version", "records",
                                                        "finalNewline"};
         Value values[4];
         bool present[4] = {};
-        std::optional<Error> problem;
-        r_.members(root, [&](std::string_view key, const Value& v) {
-            for (std::size_t i = 0; i < 4; ++i) {
-                if (k_names[i] != key) continue;
-                if (present[i]) {
-                    problem = r_.error_at(v, std::string(key), "this member appears twice");
-                    return false;
-                }
-                values[i] = v;
-                present[i] = true;
-                return true;
-            }
-            problem =
-                r_.error_at(v, display(key),
-                            "unknown member " + display(key, true) +
-                                " (a spark_kv dump has format, version, records, finalNewline)");
-            return false;
-        });
-        if (problem) return *problem;
+        if (auto r = r_.dump_members(root, "spark_kv", k_names, values, present); !r)
+            return r.error();
         for (std::size_t i : {1, 2})
             if (!present[i])
                 return r_.error_at(root, "",
@@ -90,6 +67,7 @@ class Packer {
                 values[2], "records",
                 "expected an array of {\"key\", \"value\"} records and {\"line\"} lines, found " +
                     std::string(json::kind_name(values[2].kind)));
+        std::optional<Error> problem;
         r_.elements(values[2], [&](std::size_t i, const Value& e) {
             std::string path(k_records);
             append_path_index(path, i);

@@ -22,34 +22,12 @@ class Packer {
     explicit Packer(const json::Reader& r) : r_(r) {}
 
     Result<Packed> run(const Value& root) {
-        if (root.kind != Kind::object)
-            return r_.error_at(
-                root, "",
-                "expected an object (the output of `sparksave dump --json`), found " +
-                    std::string(json::kind_name(root.kind)));
         static constexpr std::string_view k_members[] = {"format", "version",  "header",  "fields",
                                                          "chunks", "trailing", "checksum"};
         Value members[std::size(k_members)];
         bool present[std::size(k_members)] = {};
-        std::optional<Error> problem;
-        r_.members(root, [&](std::string_view key, const Value& v) {
-            for (std::size_t i = 0; i < std::size(k_members); ++i) {
-                if (k_members[i] != key) continue;
-                if (present[i]) {
-                    problem = r_.error_at(v, std::string(key), "this member appears twice");
-                    return false;
-                }
-                members[i] = v;
-                present[i] = true;
-                return true;
-            }
-            problem = r_.error_at(v, display(key),
-                                  "unknown member " + display(key, true) +
-                                      " (a tess_world dump has format, version, header, fields, "
-                                      "chunks, trailing, checksum)");
-            return false;
-        });
-        if (problem) return *problem;
+        if (auto r = r_.dump_members(root, "tess_world", k_members, members, present); !r)
+            return r.error();
         for (std::size_t i : {1, 2, 3, 4})
             if (!present[i])
                 return r_.error_at(
@@ -96,35 +74,6 @@ class Packer {
     }
 
   private:
-    // Refuses members other than `allowed`, and any member twice: a typo is not ignored.
-    Result<void> only(const Value& object, const std::string& path,
-                      std::initializer_list<std::string_view> allowed) {
-        std::optional<Error> problem;
-        std::vector<std::string> seen;
-        r_.members(object, [&](std::string_view key, const Value& v) {
-            std::string names;
-            bool known = false;
-            for (std::string_view a : allowed) {
-                names += (names.empty() ? "" : ", ") + std::string(a);
-                known |= a == key;
-            }
-            if (!known) {
-                problem = r_.error_at(
-                    v, path, "unknown member " + display(key, true) + " (expected " + names + ")");
-                return false;
-            }
-            if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-                problem =
-                    r_.error_at(v, path, "the member " + display(key, true) + " appears twice");
-                return false;
-            }
-            seen.emplace_back(key);
-            return true;
-        });
-        if (problem) return *problem;
-        return {};
-    }
-
     // An unsigned integer: a JSON number, or a string of decimal digits or of hex after 0x.
     Result<std::uint64_t> integer(const Value& v, const std::string& path, std::uint64_t max) {
         std::string text = v.kind == Kind::string ? r_.decoded(v) : std::string(r_.raw(v));
@@ -195,10 +144,10 @@ class Packer {
 
     Result<void> header(const Value& h) {
         if (h.kind != Kind::object) return r_.error_at(h, "header", "expected an object");
-        if (auto r = only(h, "header",
-                          {k_world_size, k_chunk_size, k_lattice, k_lattice_version,
-                           k_key_layout_version, k_schema_id, k_schema_version, k_library_version,
-                           k_residency});
+        if (auto r = r_.only_members(h, "header",
+                                     {k_world_size, k_chunk_size, k_lattice, k_lattice_version,
+                                      k_key_layout_version, k_schema_id, k_schema_version,
+                                      k_library_version, k_residency});
             !r)
             return r;
         std::array<std::uint64_t, 3> world{}, library{};
@@ -254,7 +203,7 @@ class Packer {
     Result<void> descriptor(const Value& d, const std::string& path) {
         if (d.kind != Kind::object)
             return r_.error_at(d, path, "expected a descriptor {id, version, kind, width}");
-        if (auto r = only(d, path, {k_id, k_version, k_kind, k_width}); !r) return r;
+        if (auto r = r_.only_members(d, path, {k_id, k_version, k_kind, k_width}); !r) return r;
         Value id, kind;
         if (!r_.find(d, k_id, id)) return r_.error_at(d, path, "expected a member \"id\"");
         auto n = integer(id, path + ".id", ~std::uint64_t{0});
@@ -297,7 +246,9 @@ class Packer {
         if (c.kind != Kind::object)
             return r_.error_at(c, path,
                                "expected a chunk record {key, activeMask, entityCount, fields}");
-        if (auto r = only(c, path, {k_key, k_state, k_active_mask, k_entity_count, k_fields}); !r)
+        if (auto r =
+                r_.only_members(c, path, {k_key, k_state, k_active_mask, k_entity_count, k_fields});
+            !r)
             return r;
         Value v;
         if (!r_.find(c, k_key, v)) return r_.error_at(c, path, "expected a member \"key\"");

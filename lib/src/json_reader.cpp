@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <vector>
@@ -78,6 +79,63 @@ void Reader::line_column(std::size_t offset, std::uint32_t& line,
     for (std::size_t i = 0; i < offset && i < text_.size(); ++i)
         if (text_[i] == '\n') ++line, line_start = i + 1;
     column = static_cast<std::uint32_t>(offset - line_start + 1);
+}
+
+Result<void> Reader::dump_members(const Value& root, std::string_view format,
+                                  std::span<const std::string_view> names, std::span<Value> values,
+                                  std::span<bool> present) const {
+    if (root.kind != Kind::object)
+        return error_at(root, "",
+                        "expected an object (the output of `sparksave dump --json`), found " +
+                            std::string(kind_name(root.kind)));
+    std::optional<Error> problem;
+    members(root, [&](std::string_view key, const Value& v) {
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (names[i] != key) continue;
+            if (present[i]) {
+                problem = error_at(v, std::string(key), "this member appears twice");
+                return false;
+            }
+            values[i] = v;
+            present[i] = true;
+            return true;
+        }
+        std::string list;
+        for (std::string_view n : names) list += (list.empty() ? "" : ", ") + std::string(n);
+        problem = error_at(v, display(key),
+                           "unknown member " + display(key, true) + " (a " + std::string(format) +
+                               " dump has " + list + ")");
+        return false;
+    });
+    if (problem) return *problem;
+    return {};
+}
+
+Result<void> Reader::only_members(const Value& object, const std::string& path,
+                                  std::initializer_list<std::string_view> allowed) const {
+    std::optional<Error> problem;
+    std::vector<std::string> seen;
+    members(object, [&](std::string_view key, const Value& v) {
+        std::string names;
+        bool known = false;
+        for (std::string_view a : allowed) {
+            names += (names.empty() ? "" : ", ") + std::string(a);
+            known |= a == key;
+        }
+        if (!known) {
+            problem = error_at(
+                v, path, "unknown member " + display(key, true) + " (expected " + names + ")");
+            return false;
+        }
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+            problem = error_at(v, path, "the member " + display(key, true) + " appears twice");
+            return false;
+        }
+        seen.emplace_back(key);
+        return true;
+    });
+    if (problem) return *problem;
+    return {};
 }
 
 Error Reader::error_at(const Value& v, std::string path, std::string message) const {

@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -77,6 +79,16 @@ class Reader {
     void line_column(std::size_t offset, std::uint32_t& line, std::uint32_t& column) const noexcept;
     // An error at `v`: code bad_json, its line:column, `path` (the JSON path) and the message.
     Error error_at(const Value& v, std::string path, std::string message) const;
+    // The members of a dump's root object by name: values[i] and present[i] for names[i].
+    // Refuses a root that is not an object, an unknown member (saying which members a `format`
+    // dump has) and a member given twice.
+    Result<void> dump_members(const Value& root, std::string_view format,
+                              std::span<const std::string_view> names, std::span<Value> values,
+                              std::span<bool> present) const;
+    // Refuses members of `object` other than `allowed`, and any member twice (a typo in an edited
+    // dump is an error, not ignored); `path` names the object in the error.
+    Result<void> only_members(const Value& object, const std::string& path,
+                              std::initializer_list<std::string_view> allowed) const;
 
     std::string_view text() const noexcept { return text_; }
 
