@@ -31,12 +31,12 @@
 
 #include <array>
 #include <charconv>
-#include <future>
-#include <system_error>
 #include <cmath>
+#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <unordered_map>
 #include <vector>
 
@@ -46,7 +46,7 @@ namespace sparksave::spark_save {
 // named x, y, z with `in_position` set.
 struct MetaField {
     std::string_view name;
-    std::string_view text; // exact token (a view into the block)
+    std::string_view text;  // exact token (a view into the block)
     std::size_t offset = 0; // file offset of the token
     ValueType type = ValueType::string;
     bool in_position = false;
@@ -55,8 +55,8 @@ struct MetaField {
 struct Metadata {
     std::array<MetaField, 13> fields{};
     std::size_t count = 0;
-    bool complete = false; // every field present and well-formed, nothing after playerDeaths
-    std::size_t end = 0;   // block offset just after the playerDeaths token, when it was read
+    bool complete = false;    // every field present and well-formed, nothing after playerDeaths
+    std::size_t end = 0;      // block offset just after the playerDeaths token, when it was read
     bool all_present = false; // every field of the version present (well-formed or not)
 };
 
@@ -97,11 +97,14 @@ inline std::uint64_t fingerprint(std::string_view s) noexcept {
 // state. Linear over fingerprints for the usual handful of keys, hashed beyond that.
 class RepeatFinder {
   public:
-    // Returns the offset of the earlier occurrence of `key`, or nullopt (and remembers it).
-    std::optional<std::size_t> seen(std::string_view key, std::size_t offset) {
+    static constexpr std::size_t k_new = ~std::size_t{0};
+    // Returns the offset of the earlier occurrence of `key`, or k_new (and remembers it). (A
+    // plain integer, not an optional: returning an optional through the stack cost a
+    // store-forwarding stall per property, a quarter of a large file's read.)
+    std::size_t seen(std::string_view key, std::size_t offset) {
         if (hashed_) {
             auto [it, inserted] = map_.try_emplace(key, offset);
-            if (inserted) return std::nullopt;
+            if (inserted) return k_new;
             return it->second;
         }
         const std::uint64_t f = fingerprint(key);
@@ -113,7 +116,7 @@ class RepeatFinder {
             map_.reserve(small_.size() * 2);
             for (const auto& e : small_) map_.emplace(e.key, e.offset);
         }
-        return std::nullopt;
+        return k_new;
     }
     void clear() {
         small_.clear();
@@ -143,16 +146,21 @@ inline std::optional<long long> parse_parent_index(std::string_view text) {
     if (i < text.size() && text[i] == '+') ++i; // stoi accepts "+5"
     long long v = 0;
     auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
-    if (ec != std::errc() || p != text.data() + text.size() || p == text.data() + i) return std::nullopt;
+    if (ec != std::errc() || p != text.data() + text.size() || p == text.data() + i)
+        return std::nullopt;
     if (i > 0 && text[i - 1] == '+' && v < 0) return std::nullopt; // "+-5"
-    if (v < INT32_MIN || v > INT32_MAX) return std::nullopt;        // stoi: out of range
+    if (v < INT32_MIN || v > INT32_MAX) return std::nullopt;       // stoi: out of range
     return v;
 }
 
 // "1 byte", "2 bytes".
-inline std::string byte_count(std::uint64_t n) { return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes"); }
+inline std::string byte_count(std::uint64_t n) {
+    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
+}
 
-inline bool is_space(char c) noexcept { return c == ' ' || (c >= '\t' && c <= '\r'); }
+inline bool is_space(char c) noexcept {
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
 // Checks one metadata number token as `>>` into the field's type would, strictly: the whole
 // token must be the number. Returns an empty string when it is fine, else what was expected.
@@ -181,15 +189,16 @@ inline std::string_view check_meta_number(std::string_view token, ValueType type
         if (!std::isfinite(v)) return "a finite number";
         return {};
     }
-    default: return {};
+    default:
+        return {};
     }
 }
 
 // 1.2: strings by getline, numbers by `>>`; v3/v4 require every field, finite floats and
 // nothing but whitespace after playerDeaths. The v1/v2 readers checked none of it.
 template <class Problem, class Note>
-void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version, Metadata& meta,
-                      Problem&& metadata_problem, Note&& warning) {
+void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version,
+                          Metadata& meta, Problem&& metadata_problem, Note&& warning) {
     static constexpr std::string_view k_strings_v1[] = {k_save_name, k_scene_name, k_player_class};
     static constexpr std::string_view k_strings_v2[] = {k_save_name, k_scene_name, k_player_class,
                                                         k_screenshot_path};
@@ -243,10 +252,10 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
     for (const auto& f : k_numbers) {
         while (pos < block.size() && is_space(block[pos])) ++pos;
         if (pos >= block.size()) {
-            metadata_problem(base + pos, field_path(f.name, f.in_position),
-                             fmt::format("expected {}, found the end of the metadata block",
-                                         f.type == ValueType::unsigned_integer ? "the timestamp"
-                                                                               : "a number"));
+            metadata_problem(
+                base + pos, field_path(f.name, f.in_position),
+                fmt::format("expected {}, found the end of the metadata block",
+                            f.type == ValueType::unsigned_integer ? "the timestamp" : "a number"));
             return;
         }
         std::size_t end = pos;
@@ -274,7 +283,6 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
     meta.complete = well_formed;
 }
 
-
 template <class Sink> class Reader {
   public:
     // Files at least this large have their CRC-32 computed on a second thread while the payload
@@ -300,7 +308,8 @@ template <class Sink> class Reader {
         }
         if (size > k_max_file_size) {
             error(ErrorCode::too_large, 0, {},
-                  fmt::format("expected at most {} bytes (512 MiB), found {}", k_max_file_size, size));
+                  fmt::format("expected at most {} bytes (512 MiB), found {}", k_max_file_size,
+                              size));
             return false;
         }
         if (data_.substr(0, 4) != k_magic) {
@@ -319,7 +328,8 @@ template <class Sink> class Reader {
                                                        : crc_as_version4(data_, size - 4);
         };
 
-        if (!known_crc_ && size >= k_parallel_crc && stored_version >= 1 && stored_version <= k_current_version) {
+        if (!known_crc_ && size >= k_parallel_crc && stored_version >= 1 &&
+            stored_version <= k_current_version) {
             // Parse on the assumption that the checksum is right, check it afterwards.
             std::future<std::uint32_t> pending;
             try {
@@ -334,7 +344,8 @@ template <class Sink> class Reader {
                 }
                 bool ok = parse_all(payload_end, trailer_at, size);
                 crc_ = pending.get();
-                const bool as_assumed = (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
+                const bool as_assumed =
+                    (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
                 if (!as_assumed) {
                     needs_rerun_ = true;
                     return false;
@@ -378,7 +389,8 @@ template <class Sink> class Reader {
                 // A valid trailer followed by more bytes ("extended") is told apart from a
                 // plain mismatch by finding where the payload really ends.
                 auto end = scan_payload_end();
-                if (end && *end + 4 < size && crc32(data_.substr(0, *end)) == load_u32(data_, *end)) {
+                if (end && *end + 4 < size &&
+                    crc32(data_.substr(0, *end)) == load_u32(data_, *end)) {
                     error(ErrorCode::trailing_bytes, *end + 4, "checksum",
                           fmt::format("expected the file to end after the CRC-32 trailer at "
                                       "offset {:#x}, found {} more",
@@ -386,9 +398,10 @@ template <class Sink> class Reader {
                     payload_end = *end;
                     trailer_at = *end;
                 } else {
-                    error(ErrorCode::checksum_mismatch, size - 4, "checksum",
-                          fmt::format("expected CRC-32 {:#010x} (of bytes 0..{:#x}), found {:#010x}",
-                                      computed, size - 4, stored));
+                    error(
+                        ErrorCode::checksum_mismatch, size - 4, "checksum",
+                        fmt::format("expected CRC-32 {:#010x} (of bytes 0..{:#x}), found {:#010x}",
+                                    computed, size - 4, stored));
                 }
                 if (!salvage_) return false;
             }
@@ -413,7 +426,8 @@ template <class Sink> class Reader {
     }
 
     // Everything after the header checks: the payload, then the trailer and what follows it.
-    bool parse_all(std::size_t payload_end, std::optional<std::size_t> trailer_at, std::size_t size) {
+    bool parse_all(std::size_t payload_end, std::optional<std::size_t> trailer_at,
+                   std::size_t size) {
         sink_.on_header(version_);
         if (!current_rules(version_)) {
             warning(ErrorCode::needs_migration, 4, "version",
@@ -424,7 +438,8 @@ template <class Sink> class Reader {
         bool ok = parse_payload(data_.substr(0, payload_end));
         if (ok && trailer_at) {
             sink_.on_checksum(load_u32(data_, *trailer_at), *trailer_at);
-            if (*trailer_at + 4 < size) sink_.on_trailing(data_.substr(*trailer_at + 4), *trailer_at + 4);
+            if (*trailer_at + 4 < size)
+                sink_.on_trailing(data_.substr(*trailer_at + 4), *trailer_at + 4);
         }
         return ok;
     }
@@ -557,12 +572,13 @@ template <class Sink> class Reader {
                                           k_max_aggregate));
                         return false;
                     }
-                    if (auto first = keys_seen_.seen(key, prop_off))
+                    if (const std::size_t first = keys_seen_.seen(key, prop_off);
+                        first != RepeatFinder::k_new)
                         engine_rule(ErrorCode::duplicate_key, prop_off, property_path(key),
-                                 fmt::format("expected each property key once per component, "
-                                             "found {} again (first at offset {:#x})",
-                                             display(key, true), *first),
-                                 "keeps the last value");
+                                    fmt::format("expected each property key once per component, "
+                                                "found {} again (first at offset {:#x})",
+                                                display(key, true), first),
+                                    "keeps the last value");
                     if (transform && key == k_parent) check_parent_text(key, value, prop_off);
                     sink_.on_property(key, value, prop_off, r.pos());
                 }
@@ -624,14 +640,15 @@ template <class Sink> class Reader {
                     break;
                 }
                 r = probe;
-                if (auto first = pairs_seen.seen(key, pair_off)) {
+                if (const std::size_t first = pairs_seen.seen(key, pair_off);
+                    first != RepeatFinder::k_new) {
                     std::string path(k_custom_state);
                     append_path_name(path, key);
                     engine_rule(ErrorCode::duplicate_key, pair_off, std::move(path),
-                             fmt::format("expected each custom-state key once, found {} again "
-                                         "(first at offset {:#x})",
-                                         display(key, true), *first),
-                             "keeps the last value");
+                                fmt::format("expected each custom-state key once, found {} again "
+                                            "(first at offset {:#x})",
+                                            display(key, true), first),
+                                "keeps the last value");
                 }
                 sink_.on_pair(key, value, pair_off, r.pos());
             }
@@ -682,24 +699,26 @@ template <class Sink> class Reader {
     // Component-level rules: duplicate type, explicit NameComponent (1.3, 1.4).
     void check_component(std::size_t offset) {
         if (type_ == k_name_component) {
-            engine_rule(ErrorCode::name_component, offset, component_path(),
-                     "expected no NameComponent record (the entity name field carries the name), "
-                     "found one",
-                     "accepts it");
+            engine_rule(
+                ErrorCode::name_component, offset, component_path(),
+                "expected no NameComponent record (the entity name field carries the name), "
+                "found one",
+                "accepts it");
         }
-        if (auto first = components_seen_.seen(type_, offset)) {
+        if (const std::size_t first = components_seen_.seen(type_, offset);
+            first != RepeatFinder::k_new) {
             engine_rule(ErrorCode::duplicate_component, offset, component_path(),
-                     fmt::format("expected each component type once per entity, found {} again "
-                                 "(first at offset {:#x})",
-                                 display(type_, true), *first),
-                     "keeps the last one");
+                        fmt::format("expected each component type once per entity, found {} again "
+                                    "(first at offset {:#x})",
+                                    display(type_, true), first),
+                        "keeps the last one");
         }
     }
 
     // A rule the current engine enforces and the v1/v2 readers tolerated: an error for v3/v4,
     // a warning naming the consequence for v1/v2.
     void engine_rule(ErrorCode code, std::size_t offset, std::string path, std::string message,
-                  std::string_view legacy_behaviour) {
+                     std::string_view legacy_behaviour) {
         if (current_rules(version_)) {
             error(code, offset, std::move(path), std::move(message));
         } else {
@@ -715,9 +734,9 @@ template <class Sink> class Reader {
         auto index = parse_parent_index(value);
         if (!index || *index < -1) {
             engine_rule(ErrorCode::bad_parent, offset, property_path(key),
-                     fmt::format("expected an entity index (an integer >= -1), found {}",
-                                 display(value, true)),
-                     "ignores it");
+                        fmt::format("expected an entity index (an integer >= -1), found {}",
+                                    display(value, true)),
+                        "ignores it");
             return;
         }
         if (*index >= 0)
@@ -727,26 +746,28 @@ template <class Sink> class Reader {
     // 1.3: a parent names a different entity of this file that has a Transform.
     void check_parent_targets() {
         for (const auto& p : parents_) {
-            if (p.parent < entity_count_ && p.parent != p.entity && has_transform_[p.parent]) continue;
+            if (p.parent < entity_count_ && p.parent != p.entity && has_transform_[p.parent])
+                continue;
             std::string path = entity_path(p.entity);
             append_path_name(path, p.type);
             append_path_name(path, k_parent);
             if (p.parent >= entity_count_) {
                 engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
-                         fmt::format("expected the index of an entity (0..{}), found {}",
-                                     entity_count_ == 0 ? 0 : entity_count_ - 1, p.parent),
-                         "ignores it");
+                            fmt::format("expected the index of an entity (0..{}), found {}",
+                                        entity_count_ == 0 ? 0 : entity_count_ - 1, p.parent),
+                            "ignores it");
             } else if (p.parent == p.entity) {
                 engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
-                         fmt::format("expected another entity, found the entity's own index {}",
-                                     p.parent),
-                         "ignores it");
+                            fmt::format("expected another entity, found the entity's own index {}",
+                                        p.parent),
+                            "ignores it");
             } else if (!has_transform_[p.parent]) {
-                engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
-                         fmt::format("expected a parent entity with a Transform, found entity {} "
-                                     "without one",
-                                     p.parent),
-                         "ignores it");
+                engine_rule(
+                    ErrorCode::bad_parent, p.offset, std::move(path),
+                    fmt::format("expected a parent entity with a Transform, found entity {} "
+                                "without one",
+                                p.parent),
+                    "ignores it");
             }
         }
         parents_.clear();
@@ -799,7 +820,8 @@ template <class Sink> class Reader {
     }
 
     void error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
+        findings_.add(
+            Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
     }
     void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
         findings_.add(
