@@ -94,32 +94,30 @@ inline std::uint64_t fingerprint(std::string_view s) noexcept {
 }
 
 // Finds repeated keys among a component's properties, an entity's components or the custom
-// state. Linear over fingerprints for the usual handful of keys, hashed beyond that.
+// state. For the usual handful of keys: a 64-bit filter on fingerprints says at once that a key
+// is new (no scan), else the few entries are compared; hashed beyond k_linear_limit keys. The
+// fast path is inline: it runs once per property of the file.
 class RepeatFinder {
   public:
     static constexpr std::size_t k_new = ~std::size_t{0};
     // Returns the offset of the earlier occurrence of `key`, or k_new (and remembers it). (A
     // plain integer, not an optional: returning an optional through the stack cost a
     // store-forwarding stall per property, a quarter of a large file's read.)
-    std::size_t seen(std::string_view key, std::size_t offset) {
-        if (hashed_) {
-            auto [it, inserted] = map_.try_emplace(key, offset);
-            if (inserted) return k_new;
-            return it->second;
-        }
+    [[gnu::always_inline]] std::size_t seen(std::string_view key, std::size_t offset) {
+        if (hashed_ || count_ == k_linear_limit) return seen_slow(key, offset);
         const std::uint64_t f = fingerprint(key);
-        for (const auto& e : small_)
-            if (e.fingerprint == f && e.key == key) return e.offset;
-        small_.push_back({f, key, offset});
-        if (small_.size() > k_linear_limit) {
-            hashed_ = true;
-            map_.reserve(small_.size() * 2);
-            for (const auto& e : small_) map_.emplace(e.key, e.offset);
+        const std::uint64_t bit = std::uint64_t{1} << (f >> 58);
+        if (filter_ & bit) {
+            for (std::size_t i = 0; i < count_; ++i)
+                if (small_[i].fingerprint == f && small_[i].key == key) return small_[i].offset;
         }
+        filter_ |= bit;
+        small_[count_++] = {f, key, offset};
         return k_new;
     }
     void clear() {
-        small_.clear();
+        count_ = 0;
+        filter_ = 0;
         if (hashed_) {
             map_.clear();
             hashed_ = false;
@@ -127,13 +125,25 @@ class RepeatFinder {
     }
 
   private:
+    std::size_t seen_slow(std::string_view key, std::size_t offset) {
+        if (!hashed_) {
+            hashed_ = true;
+            map_.reserve(count_ * 4);
+            for (std::size_t i = 0; i < count_; ++i) map_.emplace(small_[i].key, small_[i].offset);
+        }
+        auto [it, inserted] = map_.try_emplace(key, offset);
+        return inserted ? k_new : it->second;
+    }
+
     struct Entry {
         std::uint64_t fingerprint;
         std::string_view key;
         std::size_t offset;
     };
     static constexpr std::size_t k_linear_limit = 24;
-    std::vector<Entry> small_;
+    std::array<Entry, k_linear_limit> small_;
+    std::size_t count_ = 0;
+    std::uint64_t filter_ = 0;
     std::unordered_map<std::string_view, std::size_t> map_;
     bool hashed_ = false;
 };
