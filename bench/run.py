@@ -2,7 +2,7 @@
 """sparksave benchmark: every workload of the performance issue, side by side with the peers
 (the read + zlib CRC-32 limit, a Kaitai Struct parser run with node, a Python struct reader),
 on the same generated files, in one invocation. Prints a Markdown table (and writes it to
-bench/out/results.md).
+bench/out/full/results.md, or bench/out/quick/ with --quick).
 
     python3 bench/run.py            # full size: ~256 MB saves, 10,000 small files
     python3 bench/run.py --quick    # tiny inputs, to keep the bench from rotting (CI)
@@ -21,7 +21,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-OUT = os.path.join(HERE, "out")
+OUT_ROOT = os.path.join(HERE, "out")
 
 
 def run(cmd, stdout=subprocess.DEVNULL, check=True, env=None):
@@ -65,6 +65,8 @@ def main():
     args = ap.parse_args()
 
     sparksave, gen = build(args.build_dir)
+    global OUT
+    OUT = os.path.join(OUT_ROOT, "quick" if args.quick else "full")  # inputs of each size apart
     os.makedirs(OUT, exist_ok=True)
     entities = 2000 if args.quick else 400000
     small_count = 200 if args.quick else 10000
