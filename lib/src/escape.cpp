@@ -95,6 +95,8 @@ void append_code_point_escape(std::string& out, char32_t cp) {
     out += '}';
 }
 
+} // namespace
+
 int hex_value(char c) noexcept {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -119,8 +121,6 @@ void append_utf8(std::string& out, char32_t cp) {
         out += static_cast<char>(0x80 | (cp & 0x3F));
     }
 }
-
-} // namespace
 
 std::size_t plain_prefix(std::string_view bytes) noexcept {
     return plain_run(bytes);

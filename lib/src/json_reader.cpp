@@ -14,34 +14,10 @@ namespace sparksave::json {
 
 namespace {
 
-int hex(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-void put_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
-
 std::uint32_t hex4(std::string_view t, std::size_t at) noexcept {
     std::uint32_t v = 0;
-    for (std::size_t k = 0; k < 4; ++k) v = v * 16 + static_cast<std::uint32_t>(hex(t[at + k]));
+    for (std::size_t k = 0; k < 4; ++k)
+        v = v * 16 + static_cast<std::uint32_t>(hex_value(t[at + k]));
     return v;
 }
 
@@ -256,7 +232,7 @@ void Reader::decode(const Value& v, std::string& out) const {
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
                 i += 6;
             }
-            put_utf8(out, cp);
+            append_utf8(out, cp);
             break;
         }
         default:
@@ -310,7 +286,7 @@ Result<Value> Reader::validate() {
                 if (e == 'u') {
                     if (i + 6 > text_.size()) return fail(i, "expected 4 hex digits after \\u");
                     for (std::size_t k = 2; k < 6; ++k)
-                        if (hex(text_[i + k]) < 0)
+                        if (hex_value(text_[i + k]) < 0)
                             return fail(i, "expected 4 hex digits after \\u");
                     std::uint32_t cp = hex4(text_, i + 2);
                     if (cp >= 0xDC00 && cp <= 0xDFFF)
@@ -320,7 +296,7 @@ Result<Value> Reader::validate() {
                             return fail(
                                 i, "a high surrogate \\u escape must be followed by a low one");
                         for (std::size_t k = 8; k < 12; ++k)
-                            if (hex(text_[i + k]) < 0)
+                            if (hex_value(text_[i + k]) < 0)
                                 return fail(i + 6, "expected 4 hex digits after \\u");
                         std::uint32_t low = hex4(text_, i + 8);
                         if (low < 0xDC00 || low > 0xDFFF)

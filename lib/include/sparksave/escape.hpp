@@ -10,6 +10,10 @@ namespace sparksave {
 
 // True when `bytes` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
 bool is_valid_utf8(std::string_view bytes) noexcept;
+// The value of a hexadecimal digit (either case), or -1.
+int hex_value(char c) noexcept;
+// Appends the UTF-8 encoding of a code point.
+void append_utf8(std::string& out, char32_t cp);
 
 // Appends `bytes` with every unsafe character escaped. With `quoted`, wraps the result in
 // double quotes and escapes `"` too. A backslash is always escaped, so the output is
