@@ -36,7 +36,8 @@ struct SlotRole {
 bool valid_slot_name(std::string_view s) {
     if (s.empty() || s.size() > 64) return false;
     return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == '-';
     });
 }
 
@@ -65,7 +66,8 @@ SlotRole role_of(std::string_view name) {
         } else if (stem.starts_with("__autosave_")) {
             std::string_view n = stem.substr(11);
             auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), r.autosave);
-            if (ec == std::errc() && p == n.data() + n.size() && !n.empty()) r.kind = SlotRole::Kind::autosave;
+            if (ec == std::errc() && p == n.data() + n.size() && !n.empty())
+                r.kind = SlotRole::Kind::autosave;
         }
     }
     return r;
@@ -73,12 +75,18 @@ SlotRole role_of(std::string_view name) {
 
 std::string_view role_name(SlotRole::Kind k) {
     switch (k) {
-    case SlotRole::Kind::slot: return "slot";
-    case SlotRole::Kind::quicksave: return "quicksave";
-    case SlotRole::Kind::autosave: return "autosave";
-    case SlotRole::Kind::backup: return "backup";
-    case SlotRole::Kind::temp: return "temp";
-    case SlotRole::Kind::other: return "file";
+    case SlotRole::Kind::slot:
+        return "slot";
+    case SlotRole::Kind::quicksave:
+        return "quicksave";
+    case SlotRole::Kind::autosave:
+        return "autosave";
+    case SlotRole::Kind::backup:
+        return "backup";
+    case SlotRole::Kind::temp:
+        return "temp";
+    case SlotRole::Kind::other:
+        return "file";
     }
     return "file";
 }
@@ -114,7 +122,8 @@ const InfoField* field(const std::vector<InfoField>& fields, std::string_view ke
 
 std::string integrity_text(const FileInfo& fi) {
     const Summary& s = fi.summary;
-    if (s.integrity == "verified") return fmt::format("checksum verified (crc32 {:#010x})", s.checksum.value_or(0));
+    if (s.integrity == "verified")
+        return fmt::format("checksum verified (crc32 {:#010x})", s.checksum.value_or(0));
     if (s.integrity == "mismatch") return "CHECKSUM MISMATCH";
     if (s.integrity == "none")
         return fmt::format("no checksum ({} v{} has none)", fi.format->name, s.version);
@@ -131,7 +140,8 @@ std::string status_text(const FileInfo& fi) {
     return s.engine_loads ? "ok" : "ok, " + s.engine_note.substr(0, s.engine_note.find(" ("));
 }
 
-void append_fields_json(std::string& line, std::string_view key, const std::vector<InfoField>& fields) {
+void append_fields_json(std::string& line, std::string_view key,
+                        const std::vector<InfoField>& fields) {
     line += fmt::format(", \"{}\": {{", key);
     bool first = true;
     for (const auto& f : fields) {
@@ -155,7 +165,8 @@ std::string json_line(const FileInfo& fi) {
         append_json_string(line, role_name(fi.role->kind));
         line += ", \"slot\": ";
         append_json_bytes(line, fi.role->slot);
-        if (fi.role->kind == SlotRole::Kind::autosave) line += fmt::format(", \"autosaveIndex\": {}", fi.role->autosave);
+        if (fi.role->kind == SlotRole::Kind::autosave)
+            line += fmt::format(", \"autosaveIndex\": {}", fi.role->autosave);
     }
     if (!fi.format) {
         line += ", \"format\": null, \"error\": ";
@@ -170,8 +181,9 @@ std::string json_line(const FileInfo& fi) {
     line += s.version_known ? std::to_string(s.version) : "null";
     line += fmt::format(", \"size\": {}, \"integrity\": \"{}\"", s.size, s.integrity);
     if (s.checksum) line += fmt::format(", \"checksum\": \"{:#010x}\"", *s.checksum);
-    line += fmt::format(", \"valid\": {}, \"engineLoads\": {}, \"engine\": ", s.findings.has_errors() ? "false" : "true",
-                        s.engine_loads ? "true" : "false");
+    line +=
+        fmt::format(", \"valid\": {}, \"engineLoads\": {}, \"engine\": ",
+                    s.findings.has_errors() ? "false" : "true", s.engine_loads ? "true" : "false");
     append_json_string(line, s.engine_note);
     append_fields_json(line, "metadata", s.metadata);
     append_fields_json(line, "counts", s.counts);
@@ -194,7 +206,8 @@ std::string json_line(const FileInfo& fi) {
         line += ", \"message\": ";
         append_json_string(line, f.message);
         line += fmt::format(", \"offset\": {}", f.has_offset() ? std::to_string(f.offset) : "null");
-        if (f.line != 0) line += fmt::format(", \"line\": {}, \"column\": {}", f.line, f.column); // text formats
+        if (f.line != 0)
+            line += fmt::format(", \"line\": {}, \"column\": {}", f.line, f.column); // text formats
         line += ", \"path\": ";
         append_json_string(line, f.path);
         line += '}';
@@ -209,7 +222,8 @@ std::string file_text(const FileInfo& fi, bool color) {
         t += fmt::format("  {:<14}{}\n", std::string(label) + ":", value);
     };
     const Summary& s = fi.summary;
-    row("format", s.version_known ? fmt::format("{} v{}", fi.format->name, s.version) : std::string(fi.format->name));
+    row("format", s.version_known ? fmt::format("{} v{}", fi.format->name, s.version)
+                                  : std::string(fi.format->name));
     row("size", fmt::format("{} bytes", s.size));
     row("integrity", integrity_text(fi));
     row("engine", s.engine_note);
@@ -225,7 +239,8 @@ std::string file_text(const FileInfo& fi, bool color) {
         row("common types", types);
     }
     for (const auto& f : s.findings.items()) t += "  " + describe_finding(f, color) + "\n";
-    if (s.findings.dropped()) t += fmt::format("  ... and {} more findings\n", s.findings.dropped());
+    if (s.findings.dropped())
+        t += fmt::format("  ... and {} more findings\n", s.findings.dropped());
     return t;
 }
 
@@ -234,20 +249,30 @@ std::string file_text(const FileInfo& fi, bool color) {
 void order_slots(std::vector<FileInfo>& files) {
     auto order_key = [](const FileInfo& fi) {
         const SlotRole& r = *fi.role;
-        int group = r.kind == SlotRole::Kind::quicksave ? 1 : r.kind == SlotRole::Kind::autosave ? 2 : r.kind == SlotRole::Kind::other ? 3 : 0;
-        int companion = r.kind == SlotRole::Kind::backup ? 1 : r.kind == SlotRole::Kind::temp ? 2 : 0;
+        int group = r.kind == SlotRole::Kind::quicksave  ? 1
+                    : r.kind == SlotRole::Kind::autosave ? 2
+                    : r.kind == SlotRole::Kind::other    ? 3
+                                                         : 0;
+        int companion = r.kind == SlotRole::Kind::backup ? 1
+                        : r.kind == SlotRole::Kind::temp ? 2
+                                                         : 0;
         if (r.kind == SlotRole::Kind::backup || r.kind == SlotRole::Kind::temp) {
             SlotRole primary = role_of(r.slot + ".spark_save");
-            group = primary.kind == SlotRole::Kind::quicksave ? 1 : primary.kind == SlotRole::Kind::autosave ? 2 : 0;
+            group = primary.kind == SlotRole::Kind::quicksave  ? 1
+                    : primary.kind == SlotRole::Kind::autosave ? 2
+                                                               : 0;
             return std::tuple(group, primary.autosave, r.slot, companion);
         }
         return std::tuple(group, r.autosave, r.slot, companion);
     };
-    std::stable_sort(files.begin(), files.end(), [&](const FileInfo& a, const FileInfo& b) { return order_key(a) < order_key(b); });
+    std::stable_sort(files.begin(), files.end(), [&](const FileInfo& a, const FileInfo& b) {
+        return order_key(a) < order_key(b);
+    });
 }
 
 // One directory's saves as a table (already in slot order).
-std::string directory_table(const std::string& dir, const std::vector<FileInfo>& files, bool color) {
+std::string directory_table(const std::string& dir, const std::vector<FileInfo>& files,
+                            bool color) {
 
     std::vector<std::array<std::string, 7>> rows;
     rows.push_back({"SLOT", "FORMAT", "VER", "SAVE NAME", "TIME", "SIZE", "STATUS"});
@@ -255,9 +280,14 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
         const SlotRole& r = *fi.role;
         std::array<std::string, 7> row;
         switch (r.kind) {
-        case SlotRole::Kind::backup: row[0] = "  .bak"; break;
-        case SlotRole::Kind::temp: row[0] = "  .tmp"; break;
-        default: row[0] = display(r.slot);
+        case SlotRole::Kind::backup:
+            row[0] = "  .bak";
+            break;
+        case SlotRole::Kind::temp:
+            row[0] = "  .tmp";
+            break;
+        default:
+            row[0] = display(r.slot);
         }
         if (fi.format) {
             row[1] = fi.format->name;
@@ -271,17 +301,26 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
         }
         std::string status = status_text(fi);
         switch (r.kind) {
-        case SlotRole::Kind::quicksave: status += " (quicksave)"; break;
-        case SlotRole::Kind::autosave: status += fmt::format(" (autosave {})", r.autosave); break;
-        case SlotRole::Kind::backup:
-            status = (fi.format && !fi.summary.findings.has_errors()) ? "backup: valid, the engine can fall back to it"
-                                                                       : "backup: INVALID, the engine cannot fall back to it";
+        case SlotRole::Kind::quicksave:
+            status += " (quicksave)";
             break;
-        case SlotRole::Kind::temp: status = "stale temp file: a save was interrupted"; break;
+        case SlotRole::Kind::autosave:
+            status += fmt::format(" (autosave {})", r.autosave);
+            break;
+        case SlotRole::Kind::backup:
+            status = (fi.format && !fi.summary.findings.has_errors())
+                         ? "backup: valid, the engine can fall back to it"
+                         : "backup: INVALID, the engine cannot fall back to it";
+            break;
+        case SlotRole::Kind::temp:
+            status = "stale temp file: a save was interrupted";
+            break;
         case SlotRole::Kind::slot:
             if (!r.valid_name) status += " (not a valid slot name: the engine cannot address it)";
             break;
-        case SlotRole::Kind::other: status += " (not named <slot>.spark_save)"; break;
+        case SlotRole::Kind::other:
+            status += " (not named <slot>.spark_save)";
+            break;
         }
         row[6] = status;
         rows.push_back(std::move(row));
@@ -293,7 +332,8 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
     for (std::size_t i = 0; i < rows.size(); ++i) {
         const auto& row = rows[i];
         std::string line = "  ";
-        for (std::size_t c = 0; c < 6; ++c) line += fmt::format(fmt::runtime(c == 5 ? "{:>{}}  " : "{:<{}}  "), row[c], width[c]);
+        for (std::size_t c = 0; c < 6; ++c)
+            line += fmt::format(fmt::runtime(c == 5 ? "{:>{}}  " : "{:<{}}  "), row[c], width[c]);
         std::string status = row[6];
         if (i > 0 && color) {
             bool bad = status.find("INVALID") != std::string::npos || status.starts_with("stale");
@@ -338,7 +378,9 @@ int run_info(const InfoOptions& o) {
                     ++skipped;
                     continue;
                 }
-                if (fi.format && fi.summary.findings.has_errors() && role.kind != SlotRole::Kind::temp) note(k_exit_finding);
+                if (fi.format && fi.summary.findings.has_errors() &&
+                    role.kind != SlotRole::Kind::temp)
+                    note(k_exit_finding);
                 fi.role = role;
                 by_dir[fs::path(file).parent_path().string()].push_back(std::move(fi));
             }
@@ -349,7 +391,9 @@ int run_info(const InfoOptions& o) {
             } else {
                 for (auto& [dir, files] : by_dir) out(directory_table(dir, files, color));
                 if (by_dir.empty()) out(fmt::format("{}: no saves\n", show_path(path)));
-                if (skipped) out(fmt::format("({} other {} skipped: no known format)\n", skipped, skipped == 1 ? "file" : "files"));
+                if (skipped)
+                    out(fmt::format("({} other {} skipped: no known format)\n", skipped,
+                                    skipped == 1 ? "file" : "files"));
             }
             continue;
         }
@@ -371,10 +415,13 @@ int run_info(const InfoOptions& o) {
 
 void setup_info(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<InfoOptions>();
-    CLI::App* cmd = app.add_subcommand("info", "A one-screen summary of a save, or of every save in a directory");
-    cmd->add_option("PATH", o->paths, "Save files or save directories; - reads standard input")->required();
+    CLI::App* cmd = app.add_subcommand(
+        "info", "A one-screen summary of a save, or of every save in a directory");
+    cmd->add_option("PATH", o->paths, "Save files or save directories; - reads standard input")
+        ->required();
     cmd->add_flag("--json", o->json, "One JSON object per file (JSON Lines)");
-    cmd->footer("Exit status: 0 every save is valid, 1 a save is invalid or not a save, 2 a path cannot be read.");
+    cmd->footer("Exit status: 0 every save is valid, 1 a save is invalid or not a save, 2 a path "
+                "cannot be read.");
     cmd->callback([o, &exit_code] { exit_code = run_info(*o); });
 }
 

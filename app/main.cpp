@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
                "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble.");
     add_global_options(app);
     app.failure_message([](const CLI::App*, const CLI::Error& e) {
-        return "sparksave: " + std::string(e.what()) + "\nRun `sparksave --help` for more information.\n";
+        return "sparksave: " + std::string(e.what()) +
+               "\nRun `sparksave --help` for more information.\n";
     });
 
     int exit_code = k_exit_ok;

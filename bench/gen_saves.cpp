@@ -5,12 +5,12 @@
 //   gen_saves big   OUT VERSION [ENTITIES] [SEED]   one save (default 400000 entities)
 //   gen_saves small DIR COUNT [SEED]                COUNT ~20 KB saves, versions 1..4
 //   gen_saves edit  IN OUT CHANGES [SEED]           a copy of IN (v4) with CHANGES values changed
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iterator>
 #include <random>
 #include <string>
@@ -20,7 +20,9 @@ namespace {
 
 struct Out {
     std::string b;
-    void u16(std::size_t v) { b += static_cast<char>(v & 0xFF), b += static_cast<char>((v >> 8) & 0xFF); }
+    void u16(std::size_t v) {
+        b += static_cast<char>(v & 0xFF), b += static_cast<char>((v >> 8) & 0xFF);
+    }
     void u32(std::uint64_t v) {
         for (int i = 0; i < 4; ++i) b += static_cast<char>((v >> (8 * i)) & 0xFF);
     }
@@ -52,32 +54,86 @@ std::string fixed6(double v) {
 using Props = std::vector<std::pair<std::string, std::string>>;
 
 // One entity's components; `transform_parent` is "-1", an index, or empty (v1/v2: no parent).
-std::vector<std::pair<std::string, Props>> components(std::mt19937_64& rng, const std::string& parent) {
+std::vector<std::pair<std::string, Props>> components(std::mt19937_64& rng,
+                                                      const std::string& parent) {
     std::uniform_real_distribution<double> pos(-500, 500), unit(0, 1);
     std::vector<std::pair<std::string, Props>> out;
-    Props t = {{"px", fixed6(pos(rng))}, {"py", fixed6(pos(rng))}, {"pz", fixed6(pos(rng))},
-               {"rx", fixed6(unit(rng) * 360)}, {"ry", fixed6(unit(rng) * 360)}, {"rz", fixed6(unit(rng) * 360)},
-               {"sx", "1.000000"}, {"sy", "1.000000"}, {"sz", "1.000000"}};
+    Props t = {{"px", fixed6(pos(rng))},
+               {"py", fixed6(pos(rng))},
+               {"pz", fixed6(pos(rng))},
+               {"rx", fixed6(unit(rng) * 360)},
+               {"ry", fixed6(unit(rng) * 360)},
+               {"rz", fixed6(unit(rng) * 360)},
+               {"sx", "1.000000"},
+               {"sy", "1.000000"},
+               {"sz", "1.000000"}};
     if (!parent.empty()) t.emplace_back("parent", parent);
     std::shuffle(t.begin(), t.end(), rng); // the engine writes hash order
     out.emplace_back("Transform", std::move(t));
-    static const char* meshes[] = {"meshes/crate.mesh", "meshes/barrel.mesh", "meshes/tree_oak_03.mesh", "meshes/rock_large.mesh"};
+    static const char* meshes[] = {"meshes/crate.mesh", "meshes/barrel.mesh",
+                                   "meshes/tree_oak_03.mesh", "meshes/rock_large.mesh"};
     const std::size_t extra = 2 + rng() % 4; // 3..6 components in all
     std::vector<int> kinds = {0, 1, 2, 3, 4, 5, 6};
     std::shuffle(kinds.begin(), kinds.end(), rng);
     for (std::size_t k = 0; k < extra; ++k) {
         switch (kinds[k]) {
-        case 0: out.push_back({"HealthComponent", {{"current", fixed6(unit(rng) * 100)}, {"max", "100.000000"}, {"regen", fixed6(unit(rng))}, {"armor", fixed6(unit(rng) * 50)}, {"invulnerable", "0"}, {"lastDamageSource", "entity_" + std::to_string(rng() % 400000)}}}); break;
-        case 1: out.push_back({"MeshRenderer", {{"mesh", meshes[rng() % 4]}, {"material", "materials/environment/default_lit.mat"}, {"visible", "1"}, {"castShadows", std::to_string(rng() % 2)}, {"receiveShadows", "1"}, {"lod", std::to_string(rng() % 3)}}}); break;
-        case 2: out.push_back({"RigidBody", {{"mass", fixed6(unit(rng) * 50)}, {"vx", fixed6(pos(rng) / 100)}, {"vy", fixed6(pos(rng) / 100)}, {"vz", fixed6(pos(rng) / 100)}, {"wx", fixed6(unit(rng))}, {"wy", fixed6(unit(rng))}, {"wz", fixed6(unit(rng))}, {"drag", "0.050000"}, {"angularDrag", "0.050000"}, {"useGravity", "1"}, {"isKinematic", "0"}}}); break;
-        case 3: out.push_back({"AudioSource", {{"clip", "audio/ambient_" + std::to_string(rng() % 40) + ".ogg"}, {"volume", fixed6(unit(rng))}, {"loop", "1"}}}); break;
-        case 4: out.push_back({"LightComponent", {{"color", "1 0.9 0.8"}, {"intensity", fixed6(unit(rng) * 5)}, {"range", fixed6(unit(rng) * 30)}}}); break;
-        case 5: out.push_back({"TagComponent", {{"tags", rng() % 2 ? "enemy,patrol,zone_" + std::to_string(rng() % 64) : "prop,static,lod2"}}}); break;
+        case 0:
+            out.push_back({"HealthComponent",
+                           {{"current", fixed6(unit(rng) * 100)},
+                            {"max", "100.000000"},
+                            {"regen", fixed6(unit(rng))},
+                            {"armor", fixed6(unit(rng) * 50)},
+                            {"invulnerable", "0"},
+                            {"lastDamageSource", "entity_" + std::to_string(rng() % 400000)}}});
+            break;
+        case 1:
+            out.push_back({"MeshRenderer",
+                           {{"mesh", meshes[rng() % 4]},
+                            {"material", "materials/environment/default_lit.mat"},
+                            {"visible", "1"},
+                            {"castShadows", std::to_string(rng() % 2)},
+                            {"receiveShadows", "1"},
+                            {"lod", std::to_string(rng() % 3)}}});
+            break;
+        case 2:
+            out.push_back({"RigidBody",
+                           {{"mass", fixed6(unit(rng) * 50)},
+                            {"vx", fixed6(pos(rng) / 100)},
+                            {"vy", fixed6(pos(rng) / 100)},
+                            {"vz", fixed6(pos(rng) / 100)},
+                            {"wx", fixed6(unit(rng))},
+                            {"wy", fixed6(unit(rng))},
+                            {"wz", fixed6(unit(rng))},
+                            {"drag", "0.050000"},
+                            {"angularDrag", "0.050000"},
+                            {"useGravity", "1"},
+                            {"isKinematic", "0"}}});
+            break;
+        case 3:
+            out.push_back({"AudioSource",
+                           {{"clip", "audio/ambient_" + std::to_string(rng() % 40) + ".ogg"},
+                            {"volume", fixed6(unit(rng))},
+                            {"loop", "1"}}});
+            break;
+        case 4:
+            out.push_back({"LightComponent",
+                           {{"color", "1 0.9 0.8"},
+                            {"intensity", fixed6(unit(rng) * 5)},
+                            {"range", fixed6(unit(rng) * 30)}}});
+            break;
+        case 5:
+            out.push_back({"TagComponent",
+                           {{"tags", rng() % 2 ? "enemy,patrol,zone_" + std::to_string(rng() % 64)
+                                               : "prop,static,lod2"}}});
+            break;
         default:
-            out.push_back({"ScriptComponent", {{"script", "scripts/ai/patrol_" + std::to_string(rng() % 16) + ".lua"},
-                                               {"state", "{\"waypoint\":" + std::to_string(rng() % 100) + ",\"alert\":" + fixed6(unit(rng)) +
-                                                             ",\"target\":\"entity_" + std::to_string(rng() % 400000) + "\",\"timer\":" + fixed6(unit(rng) * 60) + "}"},
-                                               {"enabled", "1"}}});
+            out.push_back({"ScriptComponent",
+                           {{"script", "scripts/ai/patrol_" + std::to_string(rng() % 16) + ".lua"},
+                            {"state", "{\"waypoint\":" + std::to_string(rng() % 100) +
+                                          ",\"alert\":" + fixed6(unit(rng)) +
+                                          ",\"target\":\"entity_" + std::to_string(rng() % 400000) +
+                                          "\",\"timer\":" + fixed6(unit(rng) * 60) + "}"},
+                            {"enabled", "1"}}});
             break;
         }
         std::shuffle(out.back().second.begin(), out.back().second.end(), rng);
@@ -164,7 +220,8 @@ int main(int argc, char** argv) {
         std::size_t done = 0;
         for (std::size_t tries = 0; done < changes && tries < changes * 1000; ++tries) {
             std::size_t at = 200 + rng() % (b.size() - 300);
-            if (b[at] == '.' && b[at - 1] >= '0' && b[at - 1] <= '9' && b[at + 1] >= '0' && b[at + 1] <= '9') {
+            if (b[at] == '.' && b[at - 1] >= '0' && b[at - 1] <= '9' && b[at + 1] >= '0' &&
+                b[at + 1] <= '9') {
                 b[at + 1] = static_cast<char>('0' + (b[at + 1] - '0' + 1) % 10);
                 ++done;
             }
@@ -178,6 +235,7 @@ int main(int argc, char** argv) {
         std::printf("%s: %zu values changed\n", argv[3], done);
         return 0;
     }
-    std::fprintf(stderr, "usage: gen_saves big OUT VERSION [ENTITIES] [SEED] | small DIR COUNT [SEED] [VERSION] [ENTITIES] | edit IN OUT CHANGES [SEED]\n");
+    std::fprintf(stderr, "usage: gen_saves big OUT VERSION [ENTITIES] [SEED] | small DIR COUNT "
+                         "[SEED] [VERSION] [ENTITIES] | edit IN OUT CHANGES [SEED]\n");
     return 2;
 }

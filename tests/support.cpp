@@ -11,7 +11,9 @@
 
 namespace sparksave::test {
 
-std::filesystem::path testdata() { return SPARKSAVE_TESTDATA; }
+std::filesystem::path testdata() {
+    return SPARKSAVE_TESTDATA;
+}
 
 std::string read_bytes(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);
@@ -26,7 +28,8 @@ void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
     out << bytes;
 }
 
-std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& suffix) {
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
+                                            const std::string& suffix) {
     std::vector<std::filesystem::path> out;
     for (const auto& e : std::filesystem::directory_iterator(dir)) {
         std::string name = e.path().filename().string();
@@ -54,22 +57,25 @@ std::string check_golden(const std::filesystem::path& golden, const std::string&
     if (expected == actual) return {};
     std::size_t i = 0;
     while (i < expected.size() && i < actual.size() && expected[i] == actual[i]) ++i;
-    std::size_t line = 1 + static_cast<std::size_t>(std::count(expected.begin(), expected.begin() + static_cast<long>(i), '\n'));
+    std::size_t line = 1 + static_cast<std::size_t>(std::count(
+                               expected.begin(), expected.begin() + static_cast<long>(i), '\n'));
     auto context = [&](const std::string& s) {
         std::size_t start = s.rfind('\n', i == 0 ? 0 : i - 1);
         start = start == std::string::npos ? 0 : start + 1;
         std::size_t end = s.find('\n', i);
         return s.substr(start, (end == std::string::npos ? s.size() : end) - start);
     };
-    return golden.string() + ": differs at line " + std::to_string(line) + "\n  expected: " + context(expected) +
-           "\n  actual:   " + context(actual);
+    return golden.string() + ": differs at line " + std::to_string(line) +
+           "\n  expected: " + context(expected) + "\n  actual:   " + context(actual);
 }
 
 namespace {
 
 struct Encoder {
     std::string out;
-    void u16(std::size_t v) { out += static_cast<char>(v & 0xFF), out += static_cast<char>((v >> 8) & 0xFF); }
+    void u16(std::size_t v) {
+        out += static_cast<char>(v & 0xFF), out += static_cast<char>((v >> 8) & 0xFF);
+    }
     void u32(std::uint64_t v) {
         for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
     }
@@ -89,9 +95,14 @@ std::string random_spark_save(std::mt19937& rng, std::uint32_t version) {
     auto random_string = [&](std::size_t max_len) {
         std::size_t len;
         switch (pick(8)) {
-        case 0: len = 0; break;
-        case 1: len = max_len; break;
-        default: len = pick(12);
+        case 0:
+            len = 0;
+            break;
+        case 1:
+            len = max_len;
+            break;
+        default:
+            len = pick(12);
         }
         std::string s(len, 'a');
         bool binary = pick(4) == 0;
@@ -122,12 +133,15 @@ std::string random_spark_save(std::mt19937& rng, std::uint32_t version) {
             std::vector<std::pair<std::string, std::string>> props;
             std::size_t n = pick(6);
             for (std::size_t k = 0; k < n; ++k)
-                props.emplace_back("k" + std::to_string(k) + random_string(4), random_string(pick(40) == 0 ? 65535 : 20));
+                props.emplace_back("k" + std::to_string(k) + random_string(4),
+                                   random_string(pick(40) == 0 ? 65535 : 20));
             if (type == "Transform" && version >= 3 && pick(2) == 0) {
                 std::vector<std::size_t> parents;
                 for (std::size_t j = 0; j < entities; ++j)
                     if (j != i && transform[j]) parents.push_back(j);
-                std::string parent = parents.empty() || pick(3) == 0 ? "-1" : std::to_string(parents[pick(parents.size())]);
+                std::string parent = parents.empty() || pick(3) == 0
+                                         ? "-1"
+                                         : std::to_string(parents[pick(parents.size())]);
                 props.emplace_back("parent", parent);
             }
             std::shuffle(props.begin(), props.end(), rng);
@@ -151,6 +165,5 @@ std::string random_spark_save(std::mt19937& rng, std::uint32_t version) {
     if (version == 4) e.u32(crc32(e.out));
     return e.out;
 }
-
 
 } // namespace sparksave::test

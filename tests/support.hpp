@@ -13,7 +13,8 @@ std::filesystem::path testdata();
 std::string read_bytes(const std::filesystem::path& path);
 void write_bytes(const std::filesystem::path& path, const std::string& bytes);
 // Files directly in `dir` whose name ends with `suffix`, sorted.
-std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir, const std::string& suffix);
+std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
+                                            const std::string& suffix);
 // True when SPARKSAVE_REGENERATE=1: golden tests rewrite their expected files instead of
 // comparing (review the diff like code).
 bool regenerate();

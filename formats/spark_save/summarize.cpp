@@ -42,22 +42,24 @@ class SummarySink {
         for (std::size_t i = 0; i < meta_.count; ++i) {
             const MetaField& f = meta_.fields[i];
             if (f.in_position) continue;
-            std::string label = f.name == k_save_name        ? "save name"
-                                : f.name == k_scene_name     ? "scene"
-                                : f.name == k_player_class   ? "player class"
+            std::string label = f.name == k_save_name         ? "save name"
+                                : f.name == k_scene_name      ? "scene"
+                                : f.name == k_player_class    ? "player class"
                                 : f.name == k_screenshot_path ? "screenshot"
-                                : f.name == k_timestamp      ? "saved at"
-                                : f.name == k_play_time      ? "play time"
-                                : f.name == k_player_health  ? "health"
-                                : f.name == k_player_armor   ? "armor"
-                                : f.name == k_player_kills   ? "kills"
-                                                             : "deaths";
+                                : f.name == k_timestamp       ? "saved at"
+                                : f.name == k_play_time       ? "play time"
+                                : f.name == k_player_health   ? "health"
+                                : f.name == k_player_armor    ? "armor"
+                                : f.name == k_player_kills    ? "kills"
+                                                              : "deaths";
             if (f.name == k_timestamp) {
                 s_.metadata.push_back({"timestamp", label, iso8601_utc(f.text), false});
-                if (is_json_number(f.text)) s_.metadata.push_back({"timestampUnix", "", std::string(f.text), true});
+                if (is_json_number(f.text))
+                    s_.metadata.push_back({"timestampUnix", "", std::string(f.text), true});
             } else if (f.name == k_play_time) {
                 s_.metadata.push_back({"playTime", label, hours_minutes_seconds(f.text), false});
-                if (is_json_number(f.text)) s_.metadata.push_back({"playTimeSeconds", "", std::string(f.text), true});
+                if (is_json_number(f.text))
+                    s_.metadata.push_back({"playTimeSeconds", "", std::string(f.text), true});
             } else if (f.type == ValueType::string) {
                 s_.metadata.push_back({std::string(f.name), label, std::string(f.text), false});
             } else {
@@ -72,7 +74,9 @@ class SummarySink {
             {"properties", "properties", std::to_string(properties_), true},
             {"customState", "custom state", std::to_string(pairs_), true},
         };
-        if (trailing_) s_.counts.push_back({"trailingBytes", "trailing bytes", std::to_string(trailing_), true});
+        if (trailing_)
+            s_.counts.push_back(
+                {"trailingBytes", "trailing bytes", std::to_string(trailing_), true});
         std::vector<std::pair<std::string, std::uint64_t>> types;
         for (const auto& t : few_types_) types.emplace_back(std::string(t.type), t.count);
         for (auto& [type, n] : types_) types.emplace_back(std::string(type), n);
@@ -162,8 +166,9 @@ Summary summarize(std::string_view bytes) {
         s.engine_note = "needs migration (the current engine loads v3 and v4 only)";
     } else {
         s.engine_loads = true;
-        s.engine_note = s.version == k_current_version ? "loads it"
-                                                       : "loads it (and upgrades it to v4 in memory)";
+        s.engine_note = s.version == k_current_version
+                            ? "loads it"
+                            : "loads it (and upgrades it to v4 in memory)";
     }
     return s;
 }

@@ -45,7 +45,8 @@ std::uint32_t crc_tables(std::uint32_t crc, const unsigned char* p, std::size_t 
         lo ^= crc;
         crc = k_tables[7][lo & 0xFF] ^ k_tables[6][(lo >> 8) & 0xFF] ^
               k_tables[5][(lo >> 16) & 0xFF] ^ k_tables[4][lo >> 24] ^ k_tables[3][hi & 0xFF] ^
-              k_tables[2][(hi >> 8) & 0xFF] ^ k_tables[1][(hi >> 16) & 0xFF] ^ k_tables[0][hi >> 24];
+              k_tables[2][(hi >> 8) & 0xFF] ^ k_tables[1][(hi >> 16) & 0xFF] ^
+              k_tables[0][hi >> 24];
         p += 8;
         n -= 8;
     }
@@ -58,13 +59,15 @@ std::uint32_t crc_tables(std::uint32_t crc, const unsigned char* p, std::size_t 
 // reduction (Gopal et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ",
 // Intel 2009; the bit-reflected constants of its appendix, as in zlib/Chromium and Linux).
 // `n` is at least 64 and a multiple of 16; `crc` is the inverted state.
-__attribute__((target("pclmul,sse4.1"))) std::uint32_t crc_pclmul(std::uint32_t crc, const unsigned char* buf,
-                                                                   std::size_t n) noexcept {
+__attribute__((target("pclmul,sse4.1"))) std::uint32_t
+crc_pclmul(std::uint32_t crc, const unsigned char* buf, std::size_t n) noexcept {
     alignas(16) static const std::uint64_t k1k2[] = {0x0154442bd4, 0x01c6e41596};
     alignas(16) static const std::uint64_t k3k4[] = {0x01751997d0, 0x00ccaa009e};
     alignas(16) static const std::uint64_t k5k0[] = {0x0163cd6124, 0x0000000000};
     alignas(16) static const std::uint64_t poly[] = {0x01db710641, 0x01f7011641};
-    auto load = [](const unsigned char* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    auto load = [](const unsigned char* p) {
+        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    };
 
     __m128i x1 = load(buf), x2 = load(buf + 16), x3 = load(buf + 32), x4 = load(buf + 48);
     x1 = _mm_xor_si128(x1, _mm_cvtsi32_si128(static_cast<int>(crc)));
@@ -139,6 +142,8 @@ std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes) noexcept {
     return ~crc_tables(crc, p, n);
 }
 
-std::uint32_t crc32(std::string_view bytes) noexcept { return crc32_update(0, bytes); }
+std::uint32_t crc32(std::string_view bytes) noexcept {
+    return crc32_update(0, bytes);
+}
 
 } // namespace sparksave

@@ -89,11 +89,13 @@ TEST_CASE("display escaping keeps the terminal safe and reverses") {
     CHECK(display("tab\tnl\ncr\r") == "tab\\tnl\\ncr\\r");
     CHECK(display(std::string("\xff\xfe", 2)) == "\\xff\\xfe");
     CHECK(display("back\\slash") == "back\\\\slash");
-    CHECK(display("caf\xc3\xa9") == "caf\xc3\xa9");           // valid UTF-8 stays
-    CHECK(display("\xe2\x80\xae" "evil") == "\\u{202e}evil"); // right-to-left override
-    CHECK(display("\xc2\x9b") == "\\u{9b}");                  // C1 CSI
-    CHECK(display("\xc0\xaf") == "\\xc0\\xaf");               // overlong '/'
-    const std::string samples[] = {"", "x", "\x1b\x00\x7f\xff", "caf\xc3\xa9 \xe2\x80\xae", "\\x41"};
+    CHECK(display("caf\xc3\xa9") == "caf\xc3\xa9"); // valid UTF-8 stays
+    CHECK(display("\xe2\x80\xae"
+                  "evil") == "\\u{202e}evil");  // right-to-left override
+    CHECK(display("\xc2\x9b") == "\\u{9b}");    // C1 CSI
+    CHECK(display("\xc0\xaf") == "\\xc0\\xaf"); // overlong '/'
+    const std::string samples[] = {"", "x", "\x1b\x00\x7f\xff", "caf\xc3\xa9 \xe2\x80\xae",
+                                   "\\x41"};
     for (const auto& s : samples) {
         std::string back;
         REQUIRE(parse_escaped(display(s), back));
@@ -108,7 +110,7 @@ TEST_CASE("display escaping keeps the terminal safe and reverses") {
 TEST_CASE("utf-8 validation") {
     CHECK(is_valid_utf8("hello world, a long ascii run to cross the 8-byte fast path"));
     CHECK(is_valid_utf8("\xf0\x9f\x98\x80"));
-    CHECK_FALSE(is_valid_utf8("\xed\xa0\x80")); // surrogate
+    CHECK_FALSE(is_valid_utf8("\xed\xa0\x80"));     // surrogate
     CHECK_FALSE(is_valid_utf8("\xf4\x90\x80\x80")); // above U+10FFFF
     CHECK_FALSE(is_valid_utf8("abc\xe2\x82"));      // cut short
 }
@@ -123,7 +125,8 @@ TEST_CASE("json strings escape controls and stay valid") {
 }
 
 TEST_CASE("base64 round trip and rejection") {
-    for (std::string s : {std::string(), std::string("f"), std::string("fo"), std::string("foo"), std::string("\0\xff\x10", 3)}) {
+    for (std::string s : {std::string(), std::string("f"), std::string("fo"), std::string("foo"),
+                          std::string("\0\xff\x10", 3)}) {
         std::string back;
         REQUIRE(base64_decode(base64_encode(s), back));
         CHECK(back == s);
@@ -186,7 +189,8 @@ TEST_CASE("document tree: build, find, resolve, path_of") {
     TreeBuilder b(doc);
     NodeId list = b.open(NodeKind::list, doc.text("entities"));
     NodeId e0 = b.open(NodeKind::object, doc.ref(src->view().substr(0, 5)), Span{0, 5});
-    NodeId leaf = b.add(NodeKind::scalar, doc.text("hp"), doc.ref(src->view().substr(5, 4)), Span{5, 4}, ValueType::string);
+    NodeId leaf = b.add(NodeKind::scalar, doc.text("hp"), doc.ref(src->view().substr(5, 4)),
+                        Span{5, 4}, ValueType::string);
     b.close();
     NodeId e1 = b.add(NodeKind::object, doc.text("second"));
     b.close();
@@ -235,7 +239,8 @@ struct TempDir {
         fs::remove_all(path, ec);
     }
     std::size_t entries() const {
-        return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), fs::directory_iterator()));
+        return static_cast<std::size_t>(
+            std::distance(fs::directory_iterator(path), fs::directory_iterator()));
     }
 };
 } // namespace
@@ -303,7 +308,9 @@ TEST_CASE("atomic write never clobbers when asked, and fails cleanly") {
     CHECK(test::read_bytes(target) == "original");
     // A verify hook that refuses: the target stays, no temp file remains.
     AtomicWriteOptions refuse;
-    refuse.verify = [](std::string_view) -> Result<void> { return make_error(ErrorCode::bad_value, "no"); };
+    refuse.verify = [](std::string_view) -> Result<void> {
+        return make_error(ErrorCode::bad_value, "no");
+    };
     CHECK_FALSE(write_file_atomic(target, "new", refuse));
     CHECK(test::read_bytes(target) == "original");
     CHECK(dir.entries() == 1);

@@ -20,7 +20,9 @@ namespace ss = sparksave::spark_save;
 
 namespace {
 
-Parsed parse(std::string bytes) { return ss::read(std::make_shared<const Source>(std::move(bytes))); }
+Parsed parse(std::string bytes) {
+    return ss::read(std::make_shared<const Source>(std::move(bytes)));
+}
 
 std::string value_at(const Document& doc, const char* path) {
     auto p = NodePath::parse(path);
@@ -32,14 +34,17 @@ std::string value_at(const Document& doc, const char* path) {
 
 std::string codes(const Findings& f) {
     std::string out;
-    for (const auto& e : f.items()) out += fmt::format("{}:{}@{} ", severity_name(e.severity), code_name(e.code), e.offset);
+    for (const auto& e : f.items())
+        out += fmt::format("{}:{}@{} ", severity_name(e.severity), code_name(e.code), e.offset);
     return out;
 }
 
 // An encoder written from FORMATS.md 1.1, independent of the writer under test.
 struct Encoder {
     std::string out;
-    void u16(std::size_t v) { out += static_cast<char>(v & 0xFF), out += static_cast<char>((v >> 8) & 0xFF); }
+    void u16(std::size_t v) {
+        out += static_cast<char>(v & 0xFF), out += static_cast<char>((v >> 8) & 0xFF);
+    }
     void u32(std::uint64_t v) {
         for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
     }
@@ -74,7 +79,8 @@ std::string with_crc(std::string s) {
 } // namespace
 
 TEST_CASE("real v1 file: every field as FORMATS.md describes it") {
-    auto p = parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
+    auto p =
+        parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
     CHECK_FALSE(p.findings.has_errors());
     REQUIRE(p.findings.items().size() == 1);
     CHECK(p.findings.items()[0].code == ErrorCode::needs_migration);
@@ -100,7 +106,8 @@ TEST_CASE("real v1 file: every field as FORMATS.md describes it") {
 }
 
 TEST_CASE("real v2 file: the screenshot path, no parent") {
-    auto p = parse(test::read_bytes(test::testdata() / "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
+    auto p = parse(test::read_bytes(test::testdata() /
+                                    "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
     CHECK_FALSE(p.findings.has_errors());
     CHECK(p.doc.version() == 2);
     CHECK(value_at(p.doc, "metadata.screenshotPath") == "Screenshots/legacy.png");
@@ -109,7 +116,8 @@ TEST_CASE("real v2 file: the screenshot path, no parent") {
 }
 
 TEST_CASE("real v3 file: eleven fps.profile keys, empty strings, no warnings") {
-    auto p = parse(test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save"));
+    auto p =
+        parse(test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save"));
     CHECK(p.findings.items().empty());
     CHECK(p.doc.version() == 3);
     CHECK(value_at(p.doc, "metadata.playerClass").empty());
@@ -147,7 +155,8 @@ TEST_CASE("huge declared counts are refused before anything is allocated") {
         f.u32(999'999);
         auto q = parse(f.out);
         CHECK(q.findings.first_error()->code == ErrorCode::truncated);
-        CHECK(q.findings.first_error()->message == "expected room for 999999 entities (at least 3999996 bytes), found 0 bytes");
+        CHECK(q.findings.first_error()->message ==
+              "expected room for 999999 entities (at least 3999996 bytes), found 0 bytes");
     }
     // A component count of 65535 with two bytes left.
     Encoder e;
@@ -245,7 +254,8 @@ TEST_CASE("damaged version detection needs the whole CRC to match") {
 
 TEST_CASE("summarize applies the same rules as read") {
     for (const auto& dir : {"valid", "invalid"}) {
-        for (const auto& file : test::files_in(test::testdata() / "spark_save" / dir, ".spark_save")) {
+        for (const auto& file :
+             test::files_in(test::testdata() / "spark_save" / dir, ".spark_save")) {
             std::string bytes = test::read_bytes(file);
             auto p = parse(bytes);
             auto s = ss::summarize(bytes);
@@ -254,7 +264,6 @@ TEST_CASE("summarize applies the same rules as read") {
     }
 }
 
-
 TEST_CASE("generated saves of every version parse without errors and round-trip byte for byte") {
     std::mt19937 rng(20261129);
     int checked = 0;
@@ -262,7 +271,8 @@ TEST_CASE("generated saves of every version parse without errors and round-trip 
         for (int i = 0; i < 150; ++i) {
             std::string bytes = test::random_spark_save(rng, version);
             auto p = parse(bytes);
-            REQUIRE_MESSAGE(!p.findings.has_errors(), "v", version, " #", i, ": ", codes(p.findings));
+            REQUIRE_MESSAGE(!p.findings.has_errors(), "v", version, " #", i, ": ",
+                            codes(p.findings));
             auto written = ss::write(p.doc);
             REQUIRE(written);
             REQUIRE_MESSAGE(*written == bytes, "v", version, " #", i);
@@ -277,10 +287,12 @@ TEST_CASE("generated saves of every version parse without errors and round-trip 
 }
 
 TEST_CASE("the writer refuses what the format cannot hold, naming the node") {
-    auto p = parse(test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save"));
+    auto p =
+        parse(test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save"));
     Document& doc = p.doc;
     NodeId cs = doc.child(doc.root(), "customState");
-    doc.append(cs, NodeKind::scalar, doc.text("big"), doc.text(std::string(70000, 'x')), {}, ValueType::string);
+    doc.append(cs, NodeKind::scalar, doc.text("big"), doc.text(std::string(70000, 'x')), {},
+               ValueType::string);
     auto w = ss::write(doc);
     REQUIRE_FALSE(w);
     CHECK(w.error().path == "customState.big");

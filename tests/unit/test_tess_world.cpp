@@ -278,8 +278,7 @@ TEST_CASE("4.3: the checks run in their order and the first failure wins") {
     CHECK(findings(parse(d.encode()).findings) == "error size_mismatch chunks");
     // Every message names the tess status.
     const Parsed corrupt = parse(d.encode());
-    for (const auto& e : corrupt.findings.items())
-        CHECK(e.message.ends_with("(tess: Corrupt)"));
+    for (const auto& e : corrupt.findings.items()) CHECK(e.message.ends_with("(tess: Corrupt)"));
     // A CRC mismatch: salvaging goes on, the careful read (diff, migrate) stops.
     Tess e = t;
     e.crc = 7;
