@@ -13,6 +13,8 @@
 #include "sparksave/tess_world.hpp"
 #include "sparksave/text_archive.hpp"
 
+#include <algorithm>
+
 namespace sparksave {
 
 namespace {
@@ -100,6 +102,15 @@ const FormatInfo k_formats[] = {
 
 std::span<const FormatInfo> format_table() noexcept {
     return k_formats;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>>
+most_common(std::vector<std::pair<std::string, std::uint64_t>> counts, std::size_t most) {
+    std::sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    if (counts.size() > most) counts.resize(most);
+    return counts;
 }
 
 } // namespace sparksave

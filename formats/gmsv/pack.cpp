@@ -4,6 +4,7 @@
 #include "reader.hpp"
 
 #include "sparksave/gmsv.hpp"
+#include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 
 #include <algorithm>
@@ -59,7 +60,7 @@ class Packer {
         w_.u32(crc32(w_.view().substr(k_off_data)));
         if (present[4]) {
             std::string bytes;
-            if (members[4].kind != Kind::string || !unhex(r_.decoded(members[4]), bytes))
+            if (members[4].kind != Kind::string || !hex_decode(r_.decoded(members[4]), bytes))
                 return r_.error_at(members[4], "trailing", "expected a string of hex digits");
             w_.bytes(bytes);
         }
@@ -155,7 +156,7 @@ class Packer {
         std::string bytes;
         if (has_json) {
             bytes = std::string(r_.raw(data)); // the data is the JSON text itself
-        } else if (hex_value.kind != Kind::string || !unhex(r_.decoded(hex_value), bytes)) {
+        } else if (hex_value.kind != Kind::string || !hex_decode(r_.decoded(hex_value), bytes)) {
             return r_.error_at(hex_value, path + ".hex", "expected a string of hex digits");
         }
         if (bytes.size() > 0x7FFF'FFFF)
@@ -164,17 +165,6 @@ class Packer {
         w_.u32(static_cast<std::uint32_t>(bytes.size()));
         w_.bytes(bytes);
         return {};
-    }
-
-    static bool unhex(std::string_view text, std::string& out) {
-        if (text.size() % 2) return false;
-        for (std::size_t i = 0; i < text.size(); i += 2) {
-            unsigned v = 0;
-            auto [p, ec] = std::from_chars(text.data() + i, text.data() + i + 2, v, 16);
-            if (ec != std::errc() || p != text.data() + i + 2) return false;
-            out += static_cast<char>(v);
-        }
-        return true;
     }
 
     const json::Reader& r_;

@@ -52,11 +52,7 @@ class SummarySink {
         std::vector<std::pair<std::string, std::uint64_t>> prefixes;
         prefixes.reserve(prefixes_.size());
         for (const auto& [prefix, n] : prefixes_) prefixes.emplace_back(std::string(prefix), n);
-        std::sort(prefixes.begin(), prefixes.end(), [](const auto& a, const auto& b) {
-            return a.second != b.second ? a.second > b.second : a.first < b.first;
-        });
-        if (prefixes.size() > 8) prefixes.resize(8);
-        s.common_types = std::move(prefixes);
+        s.common_types = most_common(std::move(prefixes));
     }
 
   private:

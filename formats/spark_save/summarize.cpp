@@ -80,11 +80,7 @@ class SummarySink {
         std::vector<std::pair<std::string, std::uint64_t>> types;
         for (const auto& t : few_types_) types.emplace_back(std::string(t.type), t.count);
         for (auto& [type, n] : types_) types.emplace_back(std::string(type), n);
-        std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
-            return a.second != b.second ? a.second > b.second : a.first < b.first;
-        });
-        if (types.size() > 8) types.resize(8);
-        s_.common_types = std::move(types);
+        s_.common_types = most_common(std::move(types));
     }
 
   private:

@@ -4,6 +4,7 @@
 // so this only gets the shape and the types right (and the column lengths, to name the place).
 #include "reader.hpp"
 
+#include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/tess_world.hpp"
 
@@ -55,7 +56,7 @@ class Packer {
         w_.patch_u32(k_off_chunk_count + 4, static_cast<std::uint32_t>(*count >> 32));
         if (present[5]) {
             std::string bytes;
-            if (members[5].kind != Kind::string || !unhex(r_.decoded(members[5]), bytes))
+            if (members[5].kind != Kind::string || !hex_decode(r_.decoded(members[5]), bytes))
                 return r_.error_at(members[5], "trailing", "expected a string of hex digits");
             w_.bytes(bytes);
         }
@@ -324,17 +325,6 @@ class Packer {
         w_.bytes(scratch_);
         scratch_.clear();
         return {};
-    }
-
-    static bool unhex(std::string_view text, std::string& out) {
-        if (text.size() % 2) return false;
-        for (std::size_t i = 0; i < text.size(); i += 2) {
-            unsigned v = 0;
-            auto [p, ec] = std::from_chars(text.data() + i, text.data() + i + 2, v, 16);
-            if (ec != std::errc() || p != text.data() + i + 2) return false;
-            out += static_cast<char>(v);
-        }
-        return true;
     }
 
     const json::Reader& r_;

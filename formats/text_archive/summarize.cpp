@@ -39,11 +39,7 @@ class SummarySink {
         std::vector<std::pair<std::string, std::uint64_t>> types;
         types.reserve(types_.size());
         for (const auto& [type, n] : types_) types.emplace_back(std::string(type), n);
-        std::sort(types.begin(), types.end(), [](const auto& a, const auto& b) {
-            return a.second != b.second ? a.second > b.second : a.first < b.first;
-        });
-        if (types.size() > 8) types.resize(8);
-        s.common_types = std::move(types);
+        s.common_types = most_common(std::move(types));
     }
 
   private:

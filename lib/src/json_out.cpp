@@ -57,6 +57,16 @@ std::string base64_encode(std::string_view in) {
     return out;
 }
 
+bool hex_decode(std::string_view text, std::string& out) {
+    if (text.size() % 2) return false;
+    for (std::size_t i = 0; i < text.size(); i += 2) {
+        const int hi = hex_value(text[i]), lo = hex_value(text[i + 1]);
+        if (hi < 0 || lo < 0) return false;
+        out += static_cast<char>(hi * 16 + lo);
+    }
+    return true;
+}
+
 bool base64_decode(std::string_view text, std::string& out) {
     if (text.size() % 4 != 0) return false;
     auto value = [](char c) -> int {

@@ -55,6 +55,11 @@ struct Summary {
     Findings findings;
 };
 
+// Summary::common_types from counts by name: the `most` highest counts, most common first,
+// ties by name.
+std::vector<std::pair<std::string, std::uint64_t>>
+most_common(std::vector<std::pair<std::string, std::uint64_t>> counts, std::size_t most = 8);
+
 // Reading a large file part by part, in bounded memory (FormatInfo::stream): the consumer gets
 // one Document, emptied and refilled in turn with the head (everything before the file's main
 // list, and that list's node, empty), each item of the list (under a copy of the list node),

@@ -13,8 +13,12 @@ void append_json_bytes(std::string& out, std::string_view bytes);
 std::string base64_encode(std::string_view bytes);
 // Decodes standard base64 (with padding); false on a malformed input.
 bool base64_decode(std::string_view text, std::string& out);
+// Appends the bytes of a string of hex digit pairs (either case); false on a malformed input.
+bool hex_decode(std::string_view text, std::string& out);
 
 // Appends `depth` levels of two-space indentation.
-inline void indent(std::string& out, int depth) { out.append(static_cast<std::size_t>(depth) * 2, ' '); }
+inline void indent(std::string& out, int depth) {
+    out.append(static_cast<std::size_t>(depth) * 2, ' ');
+}
 
 } // namespace sparksave
