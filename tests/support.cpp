@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "sparksave/crc32.hpp"
+#include "sparksave/node_path.hpp"
+
 #include <cstdlib>
+#include <doctest/doctest.h>
 #include <fstream>
 #include <sstream>
 
@@ -164,6 +167,18 @@ std::string random_spark_save(std::mt19937& rng, std::uint32_t version) {
     }
     if (version == 4) e.u32(crc32(e.out));
     return e.out;
+}
+
+NodeId at(const Document& doc, const char* path) {
+    auto p = NodePath::parse(path);
+    REQUIRE_MESSAGE(p, path);
+    auto n = resolve(doc, *p);
+    REQUIRE_MESSAGE(n, path);
+    return *n;
+}
+
+std::string value_at(const Document& doc, const char* path) {
+    return std::string(doc.value(at(doc, path)));
 }
 
 } // namespace sparksave::test

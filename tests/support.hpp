@@ -1,6 +1,8 @@
 // Helpers the tests share: reading test files, goldens that regenerate on request.
 #pragma once
 
+#include "sparksave/document.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <random>
@@ -21,6 +23,12 @@ bool regenerate();
 // Compares `actual` with the golden file (or rewrites it when regenerating). Returns an empty
 // string when equal, else a description of the first difference.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
+
+// The node at a node path (CLI.md syntax); the test fails when the path does not parse or
+// names no node.
+NodeId at(const Document& doc, const char* path);
+// Its value text.
+std::string value_at(const Document& doc, const char* path);
 
 // A random `.spark_save` of `version`, valid by construction, with the corners the format
 // allows: empty and maximum-length strings, non-UTF-8 bytes, unordered keys, a hierarchy (v3+),

@@ -24,18 +24,14 @@ using namespace sparksave;
 
 namespace {
 
+using test::value_at;
+
 Parsed parse(std::string bytes) {
     return gmsv::read(std::make_shared<const Source>(std::move(bytes)));
 }
 
 std::string file(const char* name) {
     return test::read_bytes(test::testdata() / "gmsv/valid" / name);
-}
-
-std::string value_at(const Document& doc, const char* path) {
-    auto n = resolve(doc, *NodePath::parse(path));
-    REQUIRE_MESSAGE(n, path);
-    return std::string(doc.value(*n));
 }
 
 std::string findings(const Findings& f) {

@@ -23,14 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+using test::value_at;
+
 Parsed parse(const std::string& bytes) {
     return spark_save::read(std::make_shared<const Source>(bytes));
-}
-
-std::string value_at(const Document& doc, const char* path) {
-    auto n = resolve(doc, *NodePath::parse(path));
-    REQUIRE_MESSAGE(n, path);
-    return std::string(doc.value(*n));
 }
 
 // Every entity/component/property and custom pair as "path=value" lines, in order.

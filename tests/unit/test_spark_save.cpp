@@ -20,16 +20,10 @@ namespace ss = sparksave::spark_save;
 
 namespace {
 
+using test::value_at;
+
 Parsed parse(std::string bytes) {
     return ss::read(std::make_shared<const Source>(std::move(bytes)));
-}
-
-std::string value_at(const Document& doc, const char* path) {
-    auto p = NodePath::parse(path);
-    REQUIRE(p);
-    auto n = resolve(doc, *p);
-    REQUIRE_MESSAGE(n, path);
-    return std::string(doc.value(*n));
 }
 
 std::string codes(const Findings& f) {

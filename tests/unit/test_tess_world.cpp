@@ -27,18 +27,14 @@ using namespace sparksave;
 
 namespace {
 
+using test::value_at;
+
 Parsed parse(std::string bytes, bool salvage = true) {
     return tess_world::read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{salvage});
 }
 
 std::string real(const char* name) {
     return test::read_bytes(test::testdata() / "tess_world/valid" / name);
-}
-
-std::string value_at(const Document& doc, const char* path) {
-    auto n = resolve(doc, *NodePath::parse(path));
-    REQUIRE_MESSAGE(n, path);
-    return std::string(doc.value(*n));
 }
 
 // "error bad_chunk chunks[1].key" lines joined by " | ".

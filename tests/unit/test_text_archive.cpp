@@ -21,6 +21,9 @@ namespace ta = sparksave::text_archive;
 
 namespace {
 
+using test::at;
+using test::value_at;
+
 Parsed parse(std::string bytes) {
     return ta::read(std::make_shared<const Source>(std::move(bytes)));
 }
@@ -32,18 +35,6 @@ std::string real(const char* name) {
     }
     FAIL("missing fixture ", name);
     return {};
-}
-
-NodeId at(const Document& doc, const char* path) {
-    auto p = NodePath::parse(path);
-    REQUIRE(p);
-    auto n = resolve(doc, *p);
-    REQUIRE_MESSAGE(n, path);
-    return *n;
-}
-
-std::string value_at(const Document& doc, const char* path) {
-    return std::string(doc.value(at(doc, path)));
 }
 
 // "severity:code@line:column path" for each finding.
