@@ -56,6 +56,8 @@ std::string json_line(const FileResult& r) {
     line += r.format && r.summary.version_known ? std::to_string(r.summary.version) : "null";
     line += ", \"ok\": ";
     line += r.ok ? "true" : "false";
+    line += ", \"engineLoads\": ";
+    line += r.format && !r.unreadable && r.summary.engine_loads ? "true" : "false";
     if (r.summary.checksum)
         line += fmt::format(", \"checksum\": \"{:#010x}\"", *r.summary.checksum);
     line += ", \"findings\": [";
@@ -91,7 +93,9 @@ std::string text_lines(const FileResult& r, const VerifyOptions& o, bool color) 
     text += '\n';
     if (has_findings) {
         for (const auto& f : r.summary.findings.items()) {
-            if (o.quiet && f.severity == Severity::warning && !o.strict) continue;
+            if (o.quiet && f.severity != Severity::error &&
+                !(o.strict && f.severity == Severity::warning))
+                continue;
             text += "      " + describe_finding(f, color) + "\n";
         }
         if (r.summary.findings.dropped())

@@ -149,7 +149,9 @@ std::string show_path(std::string_view path) {
 }
 
 std::string describe_finding(const Error& f, bool color) {
-    Style style = f.severity == Severity::error ? Style::error : Style::warning;
+    Style style = f.severity == Severity::error     ? Style::error
+                  : f.severity == Severity::warning ? Style::warning
+                                                    : Style::dim;
     return paint(style, severity_name(f.severity), color) + ": " + f.describe();
 }
 

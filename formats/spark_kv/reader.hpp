@@ -486,9 +486,7 @@ template <class Sink> class Reader {
     // The node path is built the same way, only when needed: no allocation per record.
     template <class PathFn, class MessageFn>
     void add(ErrorCode code, Severity severity, Pos pos, PathFn&& path, MessageFn&& message) {
-        const std::size_t kept =
-            severity == Severity::error ? findings_.error_count() : findings_.warning_count();
-        if (kept >= Findings::k_max_kept) {
+        if (findings_.count(severity) >= Findings::k_max_kept) {
             findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, {}, {}});
             return;
         }

@@ -1074,9 +1074,8 @@ template <class Sink> class Reader {
     }
 
     void add(ErrorCode code, Severity severity, Pos pos, const PathRef& path, std::string message) {
-        const std::size_t kept =
-            severity == Severity::error ? findings_.error_count() : findings_.warning_count();
-        if (kept >= Findings::k_max_kept) { // only counted: skip building its text
+        if (findings_.count(severity) >=
+            Findings::k_max_kept) { // only counted: skip building its text
             findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, {}, {}});
             return;
         }

@@ -86,7 +86,15 @@ std::string_view code_name(ErrorCode code) noexcept {
 }
 
 std::string_view severity_name(Severity severity) noexcept {
-    return severity == Severity::error ? "error" : "warning";
+    switch (severity) {
+    case Severity::error:
+        return "error";
+    case Severity::warning:
+        return "warning";
+    case Severity::note:
+        return "note";
+    }
+    return "error";
 }
 
 std::string Error::describe() const {
@@ -116,12 +124,26 @@ Error make_error(ErrorCode code, std::string message, std::uint64_t offset, std:
 
 void Findings::add(Error finding) {
     // Each severity keeps its first k_max_kept, so warnings never crowd out an error.
-    std::size_t& count = finding.severity == Severity::error ? errors_ : warnings_;
+    std::size_t& count = finding.severity == Severity::error     ? errors_
+                         : finding.severity == Severity::warning ? warnings_
+                                                                 : notes_;
     if (++count > k_max_kept) {
         ++dropped_;
         return;
     }
     items_.push_back(std::move(finding));
+}
+
+std::size_t Findings::count(Severity severity) const noexcept {
+    switch (severity) {
+    case Severity::error:
+        return errors_;
+    case Severity::warning:
+        return warnings_;
+    case Severity::note:
+        return notes_;
+    }
+    return 0;
 }
 
 const Error* Findings::first_error() const noexcept {

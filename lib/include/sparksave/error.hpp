@@ -58,7 +58,10 @@ enum class ErrorCode : std::uint16_t {
 
 std::string_view code_name(ErrorCode code) noexcept;
 
-enum class Severity : std::uint8_t { warning, error };
+// CLI.md "Severity": an error fails the file (the engine refuses it or misreads it); a warning is
+// a risk (--strict fails the file); a note is a difference from the engine's writer that its
+// reader tolerates with no effect, and never fails a file.
+enum class Severity : std::uint8_t { warning, error, note };
 
 std::string_view severity_name(Severity severity) noexcept;
 
@@ -86,7 +89,7 @@ using Finding = Error;
 Error make_error(ErrorCode code, std::string message, std::uint64_t offset = k_no_offset,
                  std::string path = {});
 
-// Findings of one read: every error and warning, in the order they were found. Bounded (the
+// Findings of one read: every error, warning and note, in the order they were found. Bounded (the
 // first k_max_kept of each severity are kept, the rest only counted) so a hostile file with
 // millions of duplicates cannot make the list grow without limit.
 class Findings {
@@ -97,6 +100,9 @@ class Findings {
     const std::vector<Error>& items() const noexcept { return items_; }
     std::size_t error_count() const noexcept { return errors_; }
     std::size_t warning_count() const noexcept { return warnings_; }
+    std::size_t note_count() const noexcept { return notes_; }
+    // The findings of this severity so far (kept or not).
+    std::size_t count(Severity severity) const noexcept;
     std::size_t dropped() const noexcept { return dropped_; }
     bool has_errors() const noexcept { return errors_ != 0; }
     // The first error, or nullptr.
@@ -106,6 +112,7 @@ class Findings {
     std::vector<Error> items_;
     std::size_t errors_ = 0;
     std::size_t warnings_ = 0;
+    std::size_t notes_ = 0;
     std::size_t dropped_ = 0;
 };
 
