@@ -102,8 +102,9 @@ class Res:
         wrapper = ""
         if BINARY in argv and argv.index(BINARY) > 0:
             i = argv.index(BINARY)
-            wrapper = "[%s] " % " ".join(a for a in argv[:i] if a.startswith(("RLIMIT", "--re"))
-                                         or a.isdigit())
+            wrapper = " ".join(a for a in argv[:i] if a.startswith(("RLIMIT", "--re")) or
+                               a.isdigit())
+            wrapper = "[%s] " % wrapper if wrapper else ""
             argv = argv[i:]
         cmd = wrapper + " ".join(os.path.basename(a) if i == 0 else a for i, a in enumerate(argv))
         if len(cmd) > 160:
@@ -375,8 +376,8 @@ class Fixtures:
 
     def bytes(self, kind):
         if kind not in self._cache:
-            if kind == "big":  # ~20 MiB v1, mapped and migrated part by part
-                data = make_v1(36000, seed=7)
+            if kind == "big":  # ~10 MiB v1, mapped and migrated part by part
+                data = make_v1(18000, seed=7)
             elif kind == "mid":  # ~3 MiB v1 (over the 1 MiB part-by-part threshold)
                 data = make_v1(5200, seed=3)
             elif kind == "small":
@@ -650,7 +651,8 @@ def item06_17_disk_full_batch():
                 fill_to(mnt, 3 * small_total + 64 * 4096 + (n if backup else 0) + n // 2)
                 before = snapshot(mnt)
                 remember_refs(mnt, before)
-                r = run(["migrate", "--jobs", "2", "--in-place"] + (["--backup"] if backup else [])
+                # one job: the big file's temporary file must not starve a small one meanwhile
+                r = run(["migrate", "--jobs", "1", "--in-place"] + (["--backup"] if backup else [])
                         + [mnt])
                 what = "batch" + (" --backup" if backup else "")
                 inplace_failure_checks(s, mnt, before, r, [big], what, backup)
@@ -855,11 +857,15 @@ def item07_too_many_open_files_deep_tree():
         s.close()
 
 
-def probe_as_limit(args):
-    """The smallest RLIMIT_AS (KiB, in steps) with which `sparksave ARGS` runs to completion."""
+def probe_as_limit(s, tree):
+    """The smallest RLIMIT_AS (KiB, in 8 MiB steps) with which `migrate --jobs 2 --in-place` of a
+    fresh copy of TREE completes (exit 0)."""
     for kb in range(16 * 1024, 1024 * 1024, 8 * 1024):
-        r = run_argv(limited("RLIMIT_AS", kb * 1024) + [BINARY] + args,
-                     timeout=60)
+        work = s.path("probe")
+        copy_tree(tree, work)
+        r = run_argv(limited("RLIMIT_AS", kb * 1024) + [BINARY, "migrate", "--jobs", "2",
+                                                       "--in-place", work], timeout=60)
+        shutil.rmtree(work)
         if r.rc == 0:
             return kb
     return None
@@ -873,17 +879,15 @@ def item12_out_of_memory_jobs_2():
     try:
         t = s.path("tree")
         FIX.batch(t, count=8, formats=False)
-        probe_dir = s.path("probe")
-        copy_tree(t, probe_dir)
-        base = probe_as_limit(["migrate", "--jobs", "2", "--dry-run", probe_dir])
+        base = probe_as_limit(s, t)
         if base is None:
             raise Skip("ulimit -v has no effect here")
-        # a save whose mapping alone is beyond the limit
-        big_n = (base + 64 * 1024) * 1024
-        big = write(os.path.join(t, "zz", "huge.spark_save"), make_v1(big_n // 560 + 1, seed=9))
+        # a save whose mapping alone is beyond every limit tried below
+        big_n = (base + 96 * 1024) * 1024
+        write(os.path.join(t, "zz", "huge.spark_save"), make_v1(big_n // 560 + 1, seed=9))
         before = snapshot(t)
         remember_refs(t, {k: v for k, v in before.items() if "huge" not in k})
-        for extra in (0, 16 * 1024, 48 * 1024):
+        for extra in (8 * 1024, 24 * 1024, 64 * 1024):
             work = s.path("w%d" % extra)
             copy_tree(t, work)
             b = snapshot(work)
@@ -891,12 +895,10 @@ def item12_out_of_memory_jobs_2():
             r = run_argv(limited("RLIMIT_AS", lim * 1024) + [BINARY, "migrate",
                           "--jobs", "2", "--in-place", work], timeout=120)
             what = "ulimit -v %d KiB" % lim
-            expect_rc(r, (1, 2), what)
+            expect_rc(r, (0, 1, 2), what)
             check_no_temp(work, what)
-            check_migrated_or_original(work, b, what=what)
+            check_migrated_or_original(work, b, what=what)  # the huge one: failed or migrated
             a = snapshot(work)
-            rel = os.path.relpath(big, t)
-            check(a[rel] == b[rel], what + ": the huge save changed")
             left = [k for k in b if "slot" in k and a[k] == b[k]]
             check(not left, "%s: small saves not migrated (the batch stopped at the first out of "
                   "memory?): %s" % (what, ", ".join(left[:3])))
@@ -1037,7 +1039,7 @@ def next_run_recognises_stale(work, stale, what):
     check(not copied, "%s: migrate --output-dir copied the stale temporary file: %s" %
           (what, copied[:3]))
     shutil.rmtree(out, ignore_errors=True)
-    r = run(["migrate", "--in-place", "--backup", work])
+    r = run(["migrate", "--in-place", work])  # no --backup: a kill -9 may have left one
     no_crash(r, what + " migrate --in-place")
     a = snapshot(work)
     for t in stale:
@@ -1331,8 +1333,9 @@ def item08_closed_stdout():
         s.close()
 
 
-def pipe_variants(s, f):
-    """(label, Res) of `verify --json` / `info --json` / `dump` over F read four ways."""
+def pipe_variants(s, f, hung):
+    """(cmd, how, Res) of `verify --json` / `info --json` / `dump` over F read five ways; a way
+    that hung once (in HUNG) is not tried again."""
     have_bash = shutil.which("bash")
     for cmd in (["verify", "--json"], ["info", "--json"], ["dump"]):
         yield cmd, "file", run(cmd + [f])
@@ -1344,18 +1347,20 @@ def pipe_variants(s, f):
         yield cmd, "- on a pipe", run(cmd + ["-"], stdin=cat.stdout)
         cat.stdout.close()
         cat.wait()
+        if (cmd[0], "a FIFO") in hung:
+            continue
         fifo = s.path("fifo")
         with contextlib.suppress(FileNotFoundError):
             os.unlink(fifo)
         os.mkfifo(fifo)
         writer = subprocess.Popen(["sh", "-c", 'cat "$0" > "$1"', f, fifo])
-        yield cmd, "a FIFO", run(cmd + [fifo], timeout=5)
+        yield cmd, "a FIFO", run(cmd + [fifo], timeout=3)
         writer.kill()
         writer.wait()
-        if have_bash:
+        if have_bash and (cmd[0], "<(cat file)") not in hung:
             yield cmd, "<(cat file)", run_argv(
                 ["bash", "-c", 'F="$1"; shift 1; exec "$0" "$@" <(cat "$F")', BINARY, f] + cmd,
-                timeout=10)
+                timeout=3)
 
 
 def normalise(cmd, r):
@@ -1383,10 +1388,17 @@ def item09_pipes_read_once():
         files.append(write(s.path("in", "mid.spark_save"), make_v1(60, seed=5)))  # > 4 KiB
         before = snapshot(s.path("in"))
         problems = []
+        hung = set()
         for f in files:
             expected = {}
-            for cmd, how, r in pipe_variants(s, f):
-                no_crash(r, "%s %s" % (cmd[0], how))
+            for cmd, how, r in pipe_variants(s, f, hung):
+                if r.timed_out:
+                    hung.add((cmd[0], how))
+                try:
+                    no_crash(r, "%s %s via %s" % (cmd[0], os.path.basename(f), how))
+                except Fail as e:
+                    problems.append(str(e)[:200])
+                    continue
                 key = cmd[0]
                 if how == "file":
                     expected[key] = normalise(cmd, r)
@@ -1396,7 +1408,7 @@ def item09_pipes_read_once():
                                                           r.describe()[:200]))
             if shutil.which("bash"):
                 r = run_argv(["bash", "-c", 'exec "$0" diff <(cat "$1") "$1"', BINARY, f],
-                             timeout=10)
+                             timeout=3)
                 if r.rc != 0:
                     problems.append("diff <(cat %s) %s: %s" % (os.path.basename(f),
                                                                os.path.basename(f),
@@ -1428,32 +1440,42 @@ def item13_unbounded_reads():
         if not os.path.exists("/dev/zero"):
             raise Skip("no /dev/zero")
         limit_kb = 512 * 1024  # FORMATS.md 1.4: a .spark_save is at most 512 MiB
+        problems = []
         yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
         r = run(["verify", "--input-format", "spark_save", "-"], stdin=yes.stdout, timeout=120)
         yes.stdout.close()
         yes.kill()
         yes.wait()
         what = "yes | verify --input-format spark_save -"
-        expect_rc(r, (1, 2), what)
-        check(r.err.strip() or "FAIL" in r.out, "%s: no message" % what)
-        log("%s: peak %d MiB, exit %d: %s" % (what, r.maxrss_kb // 1024, r.rc,
-                                              r.text.strip()[:120]))
-        check(r.maxrss_kb < limit_kb + limit_kb // 4 + 64 * 1024,
-              "%s: peak memory %d MiB, the limit is %d MiB" % (what, r.maxrss_kb // 1024,
-                                                             limit_kb // 1024))
+        try:
+            expect_rc(r, (1, 2), what)
+            check(r.err.strip() or "FAIL" in r.out, "%s: no message" % what)
+            log("%s: peak %d MiB, exit %d: %s" % (what, r.maxrss_kb // 1024, r.rc,
+                                                  r.text.strip()[:120]))
+            check(r.maxrss_kb < limit_kb + limit_kb // 4 + 64 * 1024,
+                  "%s: peak memory %d MiB, the limit is %d MiB" % (what, r.maxrss_kb // 1024,
+                                                                 limit_kb // 1024))
+        except Fail as e:
+            problems.append(str(e))
         # pack: under a 3 GiB address-space guard so a doubling buffer cannot take the machine
         x = s.path("x")
         r = run_argv(limited("RLIMIT_AS", 3 << 30) + [BINARY,
                       "pack", "-o", x, "/dev/zero"], timeout=120)
         what = "pack -o x /dev/zero"
-        expect_rc(r, (1, 2), what)
-        check(r.err.strip(), "%s: no message" % what)
-        check("out of memory" not in r.err.lower() and "bad_alloc" not in r.err,
-              "%s: ran out of memory instead of stopping at a limit: %s" % (what, r.describe()))
-        check(not os.path.exists(x), "%s: wrote %s" % (what, x))
-        check_no_temp(s.root, what)
-        log("%s: peak %d MiB: %s" % (what, r.maxrss_kb // 1024, r.err.strip()[:120]))
-        check(r.maxrss_kb < 1024 * 1024, "%s: peak memory %d MiB" % (what, r.maxrss_kb // 1024))
+        try:
+            expect_rc(r, (1, 2), what)
+            check(r.err.strip(), "%s: no message" % what)
+            log("%s: peak %d MiB: %s" % (what, r.maxrss_kb // 1024, r.err.strip()[:120]))
+            check(not os.path.exists(x), "%s: wrote %s" % (what, x))
+            check_no_temp(s.root, what)
+            check("out of memory" not in r.err.lower() and "bad_alloc" not in r.err,
+                  "%s: ran out of memory (under a 3 GiB guard) instead of stopping at a limit: %s"
+                  % (what, r.describe()))
+            check(r.maxrss_kb < 1024 * 1024, "%s: peak memory %d MiB" % (what,
+                                                                       r.maxrss_kb // 1024))
+        except Fail as e:
+            problems.append(str(e))
+        check(not problems, "; ".join(problems))
     finally:
         s.close()
 
@@ -1609,9 +1631,11 @@ def item01_walk_skips_backups_and_temps():
         write(os.path.join(d, "a.spark_save"), make_v1(5, seed=1))
         write(os.path.join(d, "slot1.spark_save.bak"), make_v1(5, seed=2))
         write(os.path.join(d, "slot1.spark_save.tmp"), make_v1(5, seed=3))
+        engine = {k: v for k, v in snapshot(d).items() if "slot1" in k}
         r = run(["migrate", "--in-place", "--backup", d])
         expect_rc(r, 0, "first run")
         before = snapshot(d)
+        check_same(engine, before, "the engine's .bak/.tmp on the first run", only=list(engine))
         check("a.spark_save.v1.bak" in before, "no backup after the first run")
         for args in (["--in-place"], ["--in-place", "--backup"]):
             r = run(["migrate"] + args + [d])
