@@ -10,7 +10,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <sys/stat.h>
 
@@ -47,7 +49,10 @@ struct Outcome {
     std::vector<std::string> steps;
     std::vector<std::string> notes;
     std::string reason;
-    bool unreadable = false; // the input could not be read at all
+    bool unreadable = false;  // the input could not be read at all
+    bool skipped = false;     // found in a walk, of no known format
+    bool companion = false;   // the engine's .bak / .tmp of a slot, left alone
+    std::string stdout_bytes; // -o -: the output, printed in order by the calling thread
 };
 
 int list_steps() {
@@ -82,19 +87,24 @@ bool same_file(const fs::path& a, const fs::path& b) {
 }
 
 // Writes `bytes` to `dest` unless it already holds exactly them (then it is left alone, mtime
-// and all). `replace`: whether a different existing file may be replaced.
+// and all). `replace`: whether a different existing file may be replaced. The new file gets the
+// permission bits, owner and extended attributes of `like` (the input it was made from).
 Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool replace,
                           const std::function<Result<void>(std::string_view)>& verify,
-                          DirectorySyncs& syncs) {
-    std::error_code ec;
-    if (fs::exists(dest, ec)) {
-        auto existing = read_file(dest, bytes.size());
-        if (existing && (*existing)->view() == bytes) return false;
-        if (!replace)
+                          DirectorySyncs& syncs, const std::string& like) {
+    struct stat st {};
+    if (::stat(dest.c_str(), &st) == 0) {
+        // Never opened when it is not a regular file: a FIFO would block, a device would take it.
+        if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == bytes.size()) {
+            auto existing = read_file(dest, bytes.size());
+            if (existing && (*existing)->view() == bytes) return false;
+        }
+        if (S_ISREG(st.st_mode) && !replace)
             return make_error(ErrorCode::bad_usage,
                               "the destination exists and differs; it is never overwritten");
     }
     if (!dest.parent_path().empty()) {
+        std::error_code ec;
         fs::create_directories(dest.parent_path(), ec);
         if (ec)
             return make_error(ErrorCode::io_error,
@@ -102,6 +112,7 @@ Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool rep
     }
     AtomicWriteOptions options;
     options.replace_existing = replace;
+    options.metadata_from = like;
     options.verify = verify;
     options.directory_syncs = &syncs;
     if (auto r = write_file_atomic(dest, bytes, options); !r) return r.error();
@@ -112,19 +123,45 @@ class Migrator {
   public:
     explicit Migrator(const MigrateOptions& o) : o_(o) {}
 
-    Outcome run(const FileList::Entry& entry) const {
-        Loaded loaded = load_input(entry.path, entry.format);
+    Outcome run(const FileList::Entry& entry, const Result<fs::path>& destination) const {
+        try {
+            return run_file(entry, destination);
+        } catch (const std::bad_alloc&) {
+            // This file fails alone (its writes are undone as they unwind); the others go on.
+            return fail(k_exit_trouble, "out of memory");
+        }
+    }
+
+  private:
+    Outcome run_file(const FileList::Entry& entry, const Result<fs::path>& destination) const {
+        if (entry.role != FileList::Role::save) {
+            // FORMATS.md §1.7: the engine's own companions are what they are, never saves to
+            // bring forward (the engine falls back to a .bak as it is; a .tmp is a torn write).
+            Outcome o = fail(k_exit_finding,
+                             entry.role == FileList::Role::engine_backup
+                                 ? "the engine's backup of a slot (<slot>.spark_save.bak) is "
+                                   "never migrated: migrate the slot's save"
+                                 : "an interrupted engine write (<slot>.spark_save.tmp) is never "
+                                   "migrated");
+            o.companion = true;
+            return o;
+        }
+        const bool walked = entry.from_directory;
+        Loaded loaded = load_input(entry.path, walked);
         if (!loaded.input) {
             Outcome o = fail(loaded.exit_code, loaded.error.message);
             o.unreadable = loaded.exit_code == k_exit_trouble;
+            o.skipped = skipped_in_walk(loaded, walked);
             return o;
         }
         const Input& in = *loaded.input;
         const FormatInfo& format = *in.format;
         // A large file of a format that reads part by part goes through the steps part by part,
         // in bounded memory; a smaller one is read whole (and --dry-run always is: it needs the
-        // tree to report on).
-        const bool by_parts = format.stream && format.part_writer && !o_.dry_run &&
+        // tree to report on; so is one bound for standard output, which is checked before a
+        // byte of it is printed).
+        const bool to_stdout = o_.output == "-";
+        const bool by_parts = format.stream && format.part_writer && !o_.dry_run && !to_stdout &&
                               in.source->view().size() >= k_parts_threshold;
         std::optional<Parsed> parsed;
         Findings findings;
@@ -139,6 +176,7 @@ class Migrator {
             o.from = parsed->doc.version();
             findings = parsed->findings;
         }
+        if (auto changed = changed_while_read(in)) return fail(k_exit_trouble, changed->message);
         if (const Error* e = findings.first_error())
             return fail(k_exit_finding, "does not parse: " + e->describe());
         o.to = o_.to.value_or(format.current_version);
@@ -150,8 +188,10 @@ class Migrator {
                         fmt::format("{} v{} is newer than the target v{}: no downgrades",
                                     format.name, o.from, o.to));
 
-        auto destination = destination_of(entry);
-        if (!destination) return fail(k_exit_trouble, destination.error().message);
+        if (!destination)
+            return fail(destination.error().code == ErrorCode::bad_usage ? k_exit_finding
+                                                                         : k_exit_trouble,
+                        destination.error().message);
         o.destination = destination->string();
 
         if (o.from == o.to) {
@@ -159,8 +199,13 @@ class Migrator {
             // In place there is nothing to do: the file is not rewritten (bytes and mtime stay).
             // -o and --output-dir get a copy, so the output tree is complete.
             if (o_.in_place || o_.check || o_.dry_run || o.destination.empty()) return o;
+            if (to_stdout) {
+                o.stdout_bytes = std::string(in.source->view());
+                o.kind = Kind::copied;
+                return o;
+            }
             auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(),
-                                        verifier(format, o.to), syncs_);
+                                        verifier(format, o.to), syncs_, in.path);
             if (!written) return write_failure(o.destination, written.error());
             if (*written) o.kind = Kind::copied;
             return o;
@@ -176,50 +221,68 @@ class Migrator {
         o.notes = std::move(migrated->notes);
         o.kind = Kind::migrated;
         if (o_.dry_run) return o;
+        if (to_stdout) {
+            o.stdout_bytes = std::move(migrated->bytes);
+            return o;
+        }
 
         if (o_.in_place) {
-            if (o_.backup) {
-                if (auto r = write_backup(in, o.from); !r)
-                    return fail(r.error().code == ErrorCode::bad_usage ? k_exit_finding
-                                                                       : k_exit_trouble,
-                                r.error().message);
-            }
-            AtomicWriteOptions options;
-            options.verify = verifier(format, o.to);
-            options.directory_syncs = &syncs_;
-            if (auto r = write_file_atomic(*destination, migrated->bytes, options); !r)
-                return fail(k_exit_trouble,
-                            "cannot write " + show_path(o.destination) + ": " + r.error().message);
+            auto file = AtomicFile::create(*destination, in_place_options(in, format, o.to));
+            if (!file) return write_failure(o.destination, file.error());
+            if (o_.backup)
+                if (auto r = write_backup(in, o.from, **file); !r) return backup_failure(r.error());
+            if (auto r = (*file)->write(migrated->bytes); !r)
+                return write_failure(o.destination, r.error());
+            if (auto r = (*file)->commit(); !r) return write_failure(o.destination, r.error());
             return o;
         }
         auto written = write_output(*destination, migrated->bytes, !o_.output_dir.empty(),
-                                    verifier(format, o.to), syncs_);
+                                    verifier(format, o.to), syncs_, in.path);
         if (!written) return write_failure(o.destination, written.error());
         if (!*written) o.kind = Kind::already_migrated;
         return o;
     }
 
-  private:
+    // In place: the file keeps its permission bits, owner and extended attributes, and is only
+    // replaced while it is still the file that was read (FileIdentity): a save the engine wrote
+    // meanwhile is left as the engine wrote it.
+    AtomicWriteOptions in_place_options(const Input& in, const FormatInfo& format,
+                                        std::uint32_t to) const {
+        AtomicWriteOptions options;
+        options.verify = verifier(format, to);
+        options.directory_syncs = &syncs_;
+        if (in.identity.regular) options.expect_unchanged = in.identity;
+        return options;
+    }
+
     // Writes the migrated file part by part into its destination's temporary file; the input is
     // let go before the result is read back and verified, so memory stays near one file's size.
     Outcome migrate_by_parts(Loaded& loaded, const Findings& findings, Outcome o,
                              const fs::path& destination) const {
-        const FormatInfo& format = *loaded.input->format;
-        if (o_.in_place && o_.backup)
-            if (auto r = write_backup(*loaded.input, o.from); !r)
-                return fail(r.error().code == ErrorCode::bad_usage ? k_exit_finding
-                                                                   : k_exit_trouble,
-                            r.error().message);
+        const Input& in = *loaded.input;
+        const FormatInfo& format = *in.format;
         AtomicWriteOptions options;
-        options.verify = verifier(format, o.to);
-        options.directory_syncs = &syncs_;
-        options.replace_existing = o_.in_place || !o_.output_dir.empty();
-        options.skip_identical = !o_.in_place;
+        if (o_.in_place) {
+            options = in_place_options(in, format, o.to);
+        } else {
+            options.verify = verifier(format, o.to);
+            options.directory_syncs = &syncs_;
+            options.replace_existing = !o_.output_dir.empty();
+            options.skip_identical = true;
+            options.metadata_from = in.path;
+        }
         auto file = AtomicFile::create(destination, options);
         if (!file) return write_failure(o.destination, file.error());
-        auto migrated =
-            migrate_parts(format, loaded.input->source, o.to,
-                          [&](std::string_view bytes) { return (*file)->write(bytes); });
+        if (o_.in_place && o_.backup)
+            if (auto r = write_backup(in, o.from, **file); !r) return backup_failure(r.error());
+        std::optional<Error> write_error; // the system refused a write: trouble, not a finding
+        auto migrated = migrate_parts(format, in.source, o.to, [&](std::string_view bytes) {
+            auto r = (*file)->write(bytes);
+            if (!r && !write_error) write_error = r.error();
+            return r;
+        });
+        if (write_error) return write_failure(o.destination, *write_error);
+        if (auto changed = changed_while_read(in)) return fail(k_exit_trouble, changed->message);
         if (!migrated) return fail(k_exit_finding, explain(migrated.error(), findings));
         loaded.input.reset(); // unmap the input before the output is mapped to be checked
         auto committed = (*file)->commit();
@@ -236,10 +299,14 @@ class Migrator {
         return o;
     }
 
-    // A refusal to overwrite is a finding (exit 1); anything else the system refused is trouble.
+    // A refusal to overwrite is a finding (exit 1); anything else the system refused is trouble
+    // (exit 2), whatever the file's size, and the message names the destination.
     static Outcome write_failure(const std::string& destination, const Error& e) {
         return fail(e.code == ErrorCode::bad_usage ? k_exit_finding : k_exit_trouble,
                     "cannot write " + show_path(destination) + ": " + e.message);
+    }
+    static Outcome backup_failure(const Error& e) {
+        return fail(e.code == ErrorCode::bad_usage ? k_exit_finding : k_exit_trouble, e.message);
     }
 
     // A rule the target version enforces was usually already a warning in the input (the old
@@ -256,6 +323,7 @@ class Migrator {
         return failure.describe();
     }
 
+  public:
     // Where this input's output goes: the input itself (in place), -o FILE, or DIR/<path
     // relative to the argument it was found under>. Empty when nothing is written.
     Result<fs::path> destination_of(const FileList::Entry& entry) const {
@@ -279,6 +347,7 @@ class Migrator {
         return dest;
     }
 
+  private:
     // Re-reads what was written: it must be a valid file of the target version. A rule it breaks
     // comes back with its code and node path (as migrate() reports it), for explain().
     static std::function<Result<void>(std::string_view)> verifier(const FormatInfo& format,
@@ -299,21 +368,32 @@ class Migrator {
         };
     }
 
-    // FILE.v<old>.bak beside the file a link names, with the original's bytes and permission
-    // bits; an existing backup is never overwritten (the engine keeps its own FILE.bak).
-    static Result<void> write_backup(const Input& in, std::uint32_t old_version) {
-        auto target = follow_symlinks(in.path);
-        if (!target) return target.error();
-        fs::path backup = target->string() + fmt::format(".v{}.bak", old_version);
-        struct stat st {};
-        AtomicWriteOptions options;
-        options.replace_existing = false; // the backup is durable before the original is replaced
-        if (::stat(target->c_str(), &st) == 0) options.mode = static_cast<int>(st.st_mode & 07777);
+    // FILE.v<old>.bak beside the file a link names, with the original's bytes, permission bits,
+    // owner, times and extended attributes. It belongs to `migrated` (the write that replaces the
+    // original) until that commits: if the migration does not complete, it is removed again, so
+    // a retry is not refused. An existing backup is never overwritten; one that already holds
+    // exactly the original (left by a run killed before its rename) is kept and used.
+    Result<void> write_backup(const Input& in, std::uint32_t old_version,
+                              AtomicFile& migrated) const {
+        const fs::path& target = migrated.target();
+        fs::path backup = backup_name(target.string(), old_version);
         std::error_code ec;
-        if (fs::exists(fs::symlink_status(backup, ec)))
+        if (fs::exists(fs::symlink_status(backup, ec))) {
+            struct stat st {};
+            if (::lstat(backup.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                static_cast<std::uint64_t>(st.st_size) == in.source->view().size()) {
+                auto existing = read_file(backup, in.source->view().size());
+                if (existing && (*existing)->view() == in.source->view()) return {};
+            }
             return make_error(ErrorCode::bad_usage,
                               "the backup " + show_path(backup.string()) +
                                   " exists and is never overwritten: file not migrated");
+        }
+        AtomicWriteOptions options;
+        options.replace_existing = false; // the backup is durable before the original is replaced
+        options.metadata_from = target;
+        options.keep_times = true;
+        options.companion_of = &migrated;
         auto r = write_file_atomic(backup, in.source->view(), options);
         if (!r)
             return make_error(ErrorCode::io_error, "cannot write the backup " +
@@ -387,19 +467,56 @@ int run_migrate(const MigrateOptions& o) {
     FileList list = collect_files(o.paths);
     if (!o.output.empty() && (list.files.size() != 1 || list.files[0].from_directory))
         return usage("migrate: -o FILE takes exactly one input file; use --output-dir for several");
-    const bool color = color_stdout();
-    std::vector<Outcome> outcomes(list.files.size());
+    const bool to_stdout = o.output == "-";
+    const bool color = to_stdout ? color_stderr() : color_stdout();
     Migrator migrator(o);
-    std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0;
+    // Every input's destination, decided before any is written: a second input that maps to the
+    // output of another (two arguments holding the same relative path, one file named twice) is
+    // refused rather than let the two race for one name.
+    std::vector<Result<fs::path>> destinations;
+    destinations.reserve(list.files.size());
+    std::map<std::string, std::size_t> claimed;
+    for (std::size_t i = 0; i < list.files.size(); ++i) {
+        auto d = migrator.destination_of(list.files[i]);
+        if (d && !d->empty() && !(o.dry_run || o.check) &&
+            list.files[i].role == FileList::Role::save) {
+            std::error_code ec;
+            fs::path key = fs::weakly_canonical(*d, ec);
+            if (ec) key = d->lexically_normal();
+            auto [at, fresh] = claimed.emplace(key.string(), i);
+            if (!fresh)
+                d = make_error(ErrorCode::bad_usage,
+                               fmt::format("another input maps to this output ({}, from {})",
+                                           show_path(d->string()),
+                                           show_path(list.files[at->second].path)));
+        }
+        destinations.push_back(std::move(d));
+    }
+    std::vector<Outcome> outcomes(list.files.size());
+    std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0;
+    const std::size_t unreadable = list.errors;
     int exit_code = list.errors ? k_exit_trouble : k_exit_ok;
+    auto emit = [&](const std::string& text) {
+        if (!to_stdout) {
+            out(text);
+            return;
+        }
+        out_flush();
+        std::fwrite(text.data(), 1, text.size(), stderr);
+    };
     Progress progress(o.check ? "checking" : "migrating", list.files.size());
     parallel_for_ordered(
         list.files.size(), o.jobs,
-        [&](std::size_t i) { outcomes[i] = migrator.run(list.files[i]); },
+        [&](std::size_t i) { outcomes[i] = migrator.run(list.files[i], destinations[i]); },
         [&](std::size_t i) {
             Outcome& r = outcomes[i];
             progress.step(list.files[i].path);
             progress.clear();
+            if (r.skipped || (r.companion && list.files[i].from_directory)) {
+                ++(r.skipped ? skipped : left_alone);
+                r = Outcome{};
+                return;
+            }
             switch (r.kind) {
             case Kind::migrated:
                 ++migrated;
@@ -411,16 +528,22 @@ int run_migrate(const MigrateOptions& o) {
                 break;
             case Kind::needs_migration:
                 ++outdated;
+                record_status(k_exit_finding);
                 break;
             case Kind::failed:
                 ++failed;
                 exit_code = std::max(exit_code, r.exit_code);
+                record_status(r.exit_code);
                 break;
+            }
+            if (!r.stdout_bytes.empty()) {
+                out(r.stdout_bytes);
+                out_flush();
             }
             if (r.kind == Kind::failed && r.unreadable)
                 message(show_path(list.files[i].path), r.reason); // like every command: stderr
             else
-                out(report(list.files[i].path, r, o, color));
+                emit(report(list.files[i].path, r, o, color));
             r = Outcome{};
         });
     progress.clear();
@@ -438,9 +561,16 @@ int run_migrate(const MigrateOptions& o) {
     else
         summary =
             fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
-    if (list.skipped) summary += fmt::format(", {} skipped (no known format)", list.skipped);
-    if (list.errors) summary += fmt::format(", {} unreadable", list.errors);
-    out(summary + "\n");
+    if (skipped) summary += fmt::format(", {} skipped (no known format)", skipped);
+    if (left_alone)
+        summary += fmt::format(", {} engine {} left alone (.spark_save.bak, .spark_save.tmp)",
+                               left_alone, left_alone == 1 ? "companion" : "companions");
+    if (!list.stale_temps.empty())
+        summary +=
+            fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave write)",
+                        list.stale_temps.size(), list.stale_temps.size() == 1 ? "file" : "files");
+    if (unreadable) summary += fmt::format(", {} unreadable", unreadable);
+    emit(summary + "\n");
     out_flush();
     if (o.check && outdated) exit_code = std::max(exit_code, k_exit_finding);
     return exit_code;

@@ -26,6 +26,7 @@ struct FileResult {
     Summary summary;
     bool ok = false;
     bool unreadable = false;
+    bool skipped = false; // found in a walk, of no known format
     Error load_error;
 };
 
@@ -109,46 +110,71 @@ int run_verify(const VerifyOptions& o) {
     FileList list = collect_files(o.paths);
     std::vector<FileResult> results(list.files.size());
     const bool color = color_stdout() && !o.json;
-    std::size_t ok = 0, failed = 0, unreadable = list.errors;
+    std::size_t ok = 0, failed = 0, skipped = 0, unreadable = list.errors;
     Progress progress("verifying", list.files.size());
     parallel_for_ordered(
         list.files.size(), o.jobs,
         [&](std::size_t i) {
             FileResult& r = results[i];
             r.path = list.files[i].path;
-            Loaded loaded = load_input(r.path, list.files[i].format);
-            if (!loaded.input) {
-                r.load_error = loaded.error;
-                r.unreadable = loaded.exit_code == k_exit_trouble;
-                return;
+            const bool walked = list.files[i].from_directory;
+            try {
+                Loaded loaded = load_input(r.path, walked);
+                if (!loaded.input) {
+                    r.skipped = skipped_in_walk(loaded, walked);
+                    r.load_error = loaded.error;
+                    r.unreadable = loaded.exit_code == k_exit_trouble;
+                    return;
+                }
+                r.format = loaded.input->format;
+                r.summary = r.format->summarize(loaded.input->source->view());
+                if (auto changed = changed_while_read(*loaded.input)) {
+                    r.load_error = *changed;
+                    r.unreadable = true;
+                    return;
+                }
+                r.ok = !r.summary.findings.has_errors() &&
+                       !(o.strict && r.summary.findings.warning_count() > 0);
+            } catch (const std::bad_alloc&) {
+                // This file fails alone; the others go on.
+                r = FileResult{};
+                r.path = list.files[i].path;
+                r.load_error = make_error(ErrorCode::io_error, "out of memory");
+                r.unreadable = true;
             }
-            r.format = loaded.input->format;
-            r.summary = r.format->summarize(loaded.input->source->view());
-            r.ok = !r.summary.findings.has_errors() &&
-                   !(o.strict && r.summary.findings.warning_count() > 0);
         },
         [&](std::size_t i) {
             FileResult& r = results[i];
             progress.step(r.path);
-            if (r.unreadable) {
+            if (r.skipped) {
+                ++skipped;
+            } else if (r.unreadable) {
                 ++unreadable;
+                record_status(k_exit_trouble);
                 progress.clear();
                 message(show_path(r.path), r.load_error.message);
                 if (o.json) out(json_line(r));
             } else {
                 (r.ok ? ok : failed)++;
+                if (!r.ok) record_status(k_exit_finding);
                 progress.clear();
                 out(o.json ? json_line(r) : text_lines(r, o, color));
             }
             r = FileResult{}; // release the summary once printed
         });
     progress.clear();
-    const std::size_t total = list.files.size() + list.errors;
-    if (!o.json && (total > 1 || list.skipped > 0 || o.paths.size() > 1)) {
-        std::string line = fmt::format("{} {}: {} OK, {} FAIL", list.files.size(),
-                                       list.files.size() == 1 ? "file" : "files", ok, failed);
+    const std::size_t shown = list.files.size() - skipped;
+    const std::size_t total = shown + list.errors;
+    const std::size_t stale = list.stale_temps.size();
+    if (!o.json && (total > 1 || skipped > 0 || stale > 0 || o.paths.size() > 1)) {
+        std::string line =
+            fmt::format("{} {}: {} OK, {} FAIL", shown, shown == 1 ? "file" : "files", ok, failed);
         if (unreadable) line += fmt::format(", {} unreadable", unreadable);
-        if (list.skipped) line += fmt::format(", {} skipped (no known format)", list.skipped);
+        if (skipped) line += fmt::format(", {} skipped (no known format)", skipped);
+        if (stale)
+            line += fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave "
+                                "write)",
+                                stale, stale == 1 ? "file" : "files");
         out(line + "\n");
     }
     out_flush();

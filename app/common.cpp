@@ -3,6 +3,8 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
+#include "sparksave/migrate.hpp"
+#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 
@@ -11,6 +13,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -52,17 +56,25 @@ std::string& out_buffer() {
 
 constexpr std::size_t k_out_block = 1 << 20;
 
+std::atomic<int> g_status{k_exit_ok};
+
 void write_stdout(std::string_view text) {
     while (!text.empty()) {
         ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
         if (n < 0) {
             if (errno == EINTR) continue;
-            // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. End quietly on
-            // a closed pipe; report anything else.
-            if (errno != EPIPE)
+            // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. CLI.md: a closed
+            // pipe ends the program quietly, with no temporary file left and no new work, and
+            // with the status the work so far earned (141, as SIGPIPE, when it earned 0).
+            const int err = errno;
+            if (err != EPIPE)
                 std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n",
-                             std::strerror(errno));
-            std::_Exit(errno == EPIPE ? k_exit_ok : k_exit_trouble);
+                             std::strerror(err));
+            abandon_writes();
+            const int status = g_status.load();
+            std::_Exit(err != EPIPE          ? std::max(status, k_exit_trouble)
+                       : status != k_exit_ok ? status
+                                             : k_exit_closed_output);
         }
         text.remove_prefix(static_cast<std::size_t>(n));
     }
@@ -78,6 +90,11 @@ bool want_color(int fd) {
 }
 
 } // namespace
+
+void record_status(int exit_code) {
+    int seen = g_status.load();
+    while (exit_code > seen && !g_status.compare_exchange_weak(seen, exit_code)) {}
+}
 
 void out(std::string_view text) {
     std::string& b = out_buffer();
@@ -155,101 +172,123 @@ std::string describe_finding(const Error& f, bool color) {
     return paint(style, severity_name(f.severity), color) + ": " + f.describe();
 }
 
-Loaded load_input(const std::string& path, const FormatInfo* known) {
+Loaded load_input(const std::string& path, bool walked) {
     Loaded result;
-    const FormatInfo* format = known ? known : forced_format();
-    std::uint64_t limit = 0;
-    if (format) {
-        limit = format->max_file_size;
-    } else if (path != "-") {
-        auto head = read_head(path, k_detect_bytes);
-        if (!head) {
-            result.error = head.error();
-            result.exit_code = k_exit_trouble;
-            return result;
-        }
-        std::error_code ec;
-        if (fs::is_directory(path, ec)) {
-            result.error = make_error(ErrorCode::io_error, "is a directory");
-            result.exit_code = k_exit_trouble;
-            return result;
-        }
-        format = detect_format(*head);
-        if (!format) {
-            result.error =
-                make_error(ErrorCode::unknown_format,
-                           "not a save file of any known format (" + format_names() + ")");
-            result.exit_code = k_exit_finding;
-            return result;
-        }
-        limit = format->max_file_size;
-    } else {
-        for (const auto& f : format_table()) limit = std::max(limit, f.max_file_size);
-    }
-    auto source = read_file(path, limit);
-    if (!source) {
-        result.error = source.error();
-        result.exit_code =
-            source.error().code == ErrorCode::too_large ? k_exit_finding : k_exit_trouble;
+    const FormatInfo* format = forced_format();
+    auto opened =
+        read_input(path, k_detect_bytes, [&](std::string_view head) -> Result<std::uint64_t> {
+            if (!format) format = detect_format(head, walked);
+            if (!format)
+                return make_error(ErrorCode::unknown_format,
+                                  "not a save file of any known format (" + format_names() + ")");
+            return format->max_file_size;
+        });
+    if (!opened) {
+        result.error = std::move(opened).error();
+        const ErrorCode code = result.error.code;
+        result.exit_code = code == ErrorCode::too_large || code == ErrorCode::unknown_format
+                               ? k_exit_finding
+                               : k_exit_trouble;
         return result;
     }
-    if (!format) {
-        format = detect_format((*source)->view().substr(0, k_detect_bytes));
-        if (!format) {
-            result.error =
-                make_error(ErrorCode::unknown_format,
-                           "not a save file of any known format (" + format_names() + ")");
-            result.exit_code = k_exit_finding;
-            return result;
-        }
-    }
-    result.input = Input{path, std::move(*source), format};
+    result.input = Input{path, std::move(opened->source), format, opened->identity};
     return result;
 }
+
+namespace {
+std::atomic<std::size_t> g_faults_reported{0};
+}
+
+bool unreported_changes() {
+    return sparksave::mapping_faults() > g_faults_reported.load();
+}
+
+bool skipped_in_walk(const Loaded& loaded, bool walked) {
+    return walked && !loaded.input && loaded.error.code == ErrorCode::unknown_format;
+}
+
+std::optional<Error> changed_while_read(const Input& input) {
+    if (!input.source->changed()) return std::nullopt;
+    g_faults_reported.fetch_add(1);
+    return make_error(ErrorCode::io_error,
+                      "the file changed while it was read (another program truncated it): what "
+                      "was read is not the file");
+}
+
+namespace {
+
+// One directory of a walk: its entries sorted, each regular file (or link to one) taken as the
+// walk's rules say, each subdirectory (not a link to one) walked after. The directory is read
+// whole and closed before its subdirectories are opened: one descriptor at a time, whatever
+// the depth.
+void walk_directory(const fs::path& dir, const std::string& root, FileList& list) {
+    std::vector<std::pair<std::string, bool>> entries; // name, is a directory
+    {
+        std::error_code ec;
+        fs::directory_iterator it(dir, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            std::error_code sec;
+            const fs::file_status link = it->symlink_status(sec);
+            if (sec) continue;
+            if (fs::is_directory(link)) {
+                entries.emplace_back(it->path().filename().string(), true);
+                continue;
+            }
+            // A link is followed to what it names: a regular file is taken, a directory not.
+            const fs::file_status st = fs::is_symlink(link) ? it->status(sec) : link;
+            if (!sec && fs::is_regular_file(st))
+                entries.emplace_back(it->path().filename().string(), false);
+        }
+        if (ec) {
+            message(show_path(dir.string()), "cannot read the directory: " + ec.message());
+            ++list.errors;
+            // What was read before the error is still walked.
+        }
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const auto& [name, is_dir] : entries) {
+        const fs::path p = dir / name;
+        if (is_dir) {
+            walk_directory(p, root, list);
+            continue;
+        }
+        if (is_temporary_name(name)) {
+            list.stale_temps.push_back(p.string());
+            continue;
+        }
+        if (is_backup_name(name)) continue; // sparksave's own backup: never a save to process
+        FileList::Role role = FileList::Role::save;
+        switch (spark_save::slot_file_kind(name)) {
+        case spark_save::SlotFile::backup:
+            role = FileList::Role::engine_backup;
+            break;
+        case spark_save::SlotFile::temp:
+            role = FileList::Role::engine_temp;
+            break;
+        default:
+            break;
+        }
+        list.files.push_back({p.string(), true, root, role});
+    }
+}
+
+} // namespace
 
 FileList collect_files(const std::vector<std::string>& paths) {
     FileList list;
     for (const auto& path : paths) {
         std::error_code ec;
         if (path == "-" || !fs::is_directory(path, ec)) {
-            list.files.push_back({path, false, path});
+            FileList::Role role = FileList::Role::save;
+            const std::string name = fs::path(path).filename().string();
+            if (spark_save::slot_file_kind(name) == spark_save::SlotFile::backup)
+                role = FileList::Role::engine_backup;
+            else if (spark_save::slot_file_kind(name) == spark_save::SlotFile::temp)
+                role = FileList::Role::engine_temp;
+            list.files.push_back({path, false, path, role});
             continue;
         }
-        std::vector<std::string> found;
-        fs::recursive_directory_iterator it(path, fs::directory_options::none, ec), end;
-        if (ec) {
-            message(show_path(path), "cannot read the directory: " + ec.message());
-            ++list.errors;
-            continue;
-        }
-        for (; it != end; it.increment(ec)) {
-            if (ec) {
-                message(show_path(path), "cannot read the directory: " + ec.message());
-                ++list.errors;
-                break;
-            }
-            std::error_code sec;
-            if (!it->is_regular_file(sec)) continue;
-            found.push_back(it->path().string());
-        }
-        std::sort(found.begin(), found.end());
-        for (auto& file : found) {
-            const FormatInfo* format = forced_format();
-            if (!format) {
-                auto head = read_head(file, k_detect_bytes);
-                if (!head) {
-                    message(show_path(file), head.error().message);
-                    ++list.errors;
-                    continue;
-                }
-                format = detect_format(*head);
-                if (!format) {
-                    ++list.skipped;
-                    continue;
-                }
-            }
-            list.files.push_back({std::move(file), true, path, format});
-        }
+        walk_directory(path, path, list);
     }
     return list;
 }
@@ -285,40 +324,73 @@ void parallel_for_ordered(std::size_t count, unsigned jobs,
                           const std::function<void(std::size_t)>& done) {
     if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
     jobs = static_cast<unsigned>(std::min<std::size_t>(jobs, count));
-    if (jobs <= 1) {
+    std::atomic<std::size_t> next{0};
+    std::vector<char> ready(jobs > 1 ? count : 0, 0); // 1 done, 2 failed (see error)
+    std::exception_ptr error;
+    std::mutex mutex;
+    std::condition_variable cv;
+    std::vector<std::thread> threads;
+    if (jobs > 1) {
+        threads.reserve(jobs);
+        // A worker that cannot start (no thread left: `ulimit -u`, no memory) means fewer
+        // workers, not a failed run.
+        for (unsigned t = 0; t < jobs; ++t) {
+            try {
+                threads.emplace_back([&] {
+                    for (;;) {
+                        std::size_t i = next.fetch_add(1);
+                        if (i >= count) return;
+                        char state = 1;
+                        try {
+                            work(i);
+                        } catch (...) {
+                            std::lock_guard lock(mutex);
+                            if (!error) error = std::current_exception();
+                            state = 2;
+                        }
+                        {
+                            std::lock_guard lock(mutex);
+                            ready[i] = state;
+                        }
+                        cv.notify_all();
+                    }
+                });
+            } catch (const std::exception&) {
+                break;
+            }
+        }
+    }
+    if (threads.empty()) {
         for (std::size_t i = 0; i < count; ++i) {
             work(i);
             done(i);
         }
         return;
     }
-    std::atomic<std::size_t> next{0};
-    std::vector<char> ready(count, 0);
-    std::mutex mutex;
-    std::condition_variable cv;
-    std::vector<std::thread> threads;
-    threads.reserve(jobs);
-    for (unsigned t = 0; t < jobs; ++t) {
-        threads.emplace_back([&] {
-            for (;;) {
-                std::size_t i = next.fetch_add(1);
-                if (i >= count) return;
-                work(i);
-                {
-                    std::lock_guard lock(mutex);
-                    ready[i] = 1;
-                }
-                cv.notify_all();
+    // On the first failure (of a worker or of done), no new work starts; the workers finish the
+    // file they hold and are joined before the failure goes on.
+    auto stop_and_join = [&] {
+        next.store(count);
+        for (auto& t : threads) t.join();
+    };
+    try {
+        for (std::size_t i = 0; i < count; ++i) {
+            std::unique_lock lock(mutex);
+            cv.wait(lock, [&] { return ready[i] != 0; });
+            if (ready[i] == 2) {
+                std::exception_ptr e = error;
+                lock.unlock();
+                stop_and_join();
+                std::rethrow_exception(e);
             }
-        });
+            lock.unlock();
+            done(i);
+        }
+    } catch (...) {
+        if (threads.front().joinable()) stop_and_join();
+        throw;
     }
-    for (std::size_t i = 0; i < count; ++i) {
-        std::unique_lock lock(mutex);
-        cv.wait(lock, [&] { return ready[i] != 0; });
-        lock.unlock();
-        done(i);
-    }
-    for (auto& t : threads) t.join();
+    stop_and_join();
 }
 
 } // namespace sparksave::app

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "sparksave/error.hpp"
+#include "sparksave/file_io.hpp"
 #include "sparksave/format.hpp"
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@ namespace sparksave::app {
 inline constexpr int k_exit_ok = 0;      // valid / identical / up to date / written
 inline constexpr int k_exit_finding = 1; // invalid file, difference, needs migration, failed
 inline constexpr int k_exit_trouble = 2; // bad usage, unreadable path, internal error
+inline constexpr int k_exit_closed_output = 141; // standard output closed, nothing else wrong
 
 // Options that apply to every command.
 struct GlobalOptions {
@@ -56,6 +58,7 @@ struct Input {
     std::string path;
     std::shared_ptr<const Source> source;
     const FormatInfo* format = nullptr;
+    FileIdentity identity; // the file that was read (for an in-place rename)
 };
 
 // Reading a named file: the Input, or why not. `exit_code` is k_exit_trouble when the path
@@ -65,24 +68,45 @@ struct Loaded {
     Error error;
     int exit_code = k_exit_ok;
 };
-// `known`: the format, when the caller already detected it (collect_files did).
-Loaded load_input(const std::string& path, const FormatInfo* known = nullptr);
+// The path is opened once (a pipe or FIFO is read as a stream) and the format detected on the
+// bytes read, unless --input-format forces one. `walked`: the file was found in a directory
+// walk, where a format without a signature is only taken when --input-format names it
+// (CLI.md "Everywhere").
+Loaded load_input(const std::string& path, bool walked = false);
+// True when `loaded` failed only because a file found in a walk is of no known format: skipped
+// and counted, not an error.
+bool skipped_in_walk(const Loaded& loaded, bool walked);
+// After the input was used: an error when the file was cut short while it was read (a mapped
+// file truncated by another program): what was read is not the file.
+std::optional<Error> changed_while_read(const Input& input);
+// True when an input was cut short while it was read and no command reported it through
+// changed_while_read (main() then reports it and exits 2).
+bool unreported_changes();
 
 // The files under the command-line PATHs: a file as given, a directory walked recursively
-// (sorted, so output is stable). Files of no known format under a directory are skipped and
-// counted. Unreadable entries are reported as they are met and counted in `errors`.
+// (sorted, so output is stable), taking regular files only (CLI.md "Everywhere": FIFOs, sockets
+// and devices are not opened, links to directories not followed), never sparksave's own backups
+// (FILE.v<N>.bak) and temporary files. A temporary file left by an interrupted write is listed
+// apart; the engine's companions of a slot (<slot>.spark_save.bak / .tmp) are marked. A
+// directory that cannot be read is reported at once, counted in `errors`, and the walk goes on.
 struct FileList {
+    enum class Role : std::uint8_t { save, engine_backup, engine_temp };
     struct Entry {
         std::string path;
         bool from_directory = false;
-        std::string root;                   // the command-line argument it was found under
-        const FormatInfo* format = nullptr; // detected while walking a directory
+        std::string root; // the command-line argument it was found under
+        Role role = Role::save;
     };
     std::vector<Entry> files;
-    std::size_t skipped = 0; // files of no known format found in directories
-    std::size_t errors = 0;  // paths that could not be read
+    std::vector<std::string> stale_temps; // temporary files of interrupted sparksave writes
+    std::size_t errors = 0;               // directories or entries that could not be read
 };
 FileList collect_files(const std::vector<std::string>& paths);
+
+// What the work done so far earned, for a closed standard output (CLI.md "Everywhere": the
+// program then ends quietly with 1 when a finding was known, 2 for trouble, else 141). Commands
+// record each file's status as they learn it, before they print it.
+void record_status(int exit_code);
 
 // A progress line on stderr, shown only when stderr is a terminal and there is enough work.
 class Progress {

@@ -8,9 +8,14 @@
 #include <CLI/CLI.hpp>
 
 #include <csignal>
+#include <cstdlib>
+#include <exception>
 #include <optional>
+#include <pthread.h>
+#include <signal.h>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #ifndef SPARKSAVE_VERSION
 #define SPARKSAVE_VERSION "unknown"
@@ -20,10 +25,57 @@ using namespace sparksave::app;
 
 namespace {
 
-extern "C" void on_fatal_signal(int sig) {
+constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+// Interrupted (SIGINT, SIGTERM, SIGHUP): every write in progress is abandoned (its temporary
+// file, and a backup made for it, removed; no rename after this), then the program exits with
+// 128 + the signal's number. The signals are blocked in every thread and taken by this one, so
+// no worker can create or rename a file once it has begun.
+void wait_for_stop_signal(sigset_t set) {
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0) {}
+    sparksave::abandon_writes();
+    std::_Exit(128 + sig);
+}
+
+// When no thread could be started for that: the same from a handler, without the lock.
+extern "C" void on_stop_signal(int sig) {
+    sparksave::remove_temporary_files();
+    std::_Exit(128 + sig);
+}
+
+// A file mapped for reading and truncated by another program meanwhile: its lost pages read as
+// zeros and the read is reported as "the file changed while it was read" (file_io.hpp); any
+// other SIGBUS is a real fault.
+extern "C" void on_bus_error(int sig, siginfo_t* info, void*) {
+    if (info && sparksave::handle_mapping_fault(info->si_addr)) return;
     sparksave::remove_temporary_files();
     std::signal(sig, SIG_DFL);
     std::raise(sig);
+}
+
+void install_signal_handlers() {
+    // A closed pipe (`sparksave dump big | head`) surfaces as EPIPE, which ends output quietly.
+    std::signal(SIGPIPE, SIG_IGN);
+    // A file-size limit surfaces as EFBIG from write(), which fails that one file cleanly.
+    std::signal(SIGXFSZ, SIG_IGN);
+    struct sigaction bus {};
+    bus.sa_sigaction = on_bus_error;
+    bus.sa_flags = SA_SIGINFO;
+    sigemptyset(&bus.sa_mask);
+    sigaction(SIGBUS, &bus, nullptr);
+
+    sigset_t set;
+    sigemptyset(&set);
+    for (int sig : k_stop_signals) sigaddset(&set, sig);
+    // Blocked before any other thread exists, so every worker inherits the mask.
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    try {
+        std::thread(wait_for_stop_signal, set).detach();
+    } catch (const std::exception&) {
+        pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+        for (int sig : k_stop_signals) std::signal(sig, on_stop_signal);
+    }
 }
 
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
@@ -48,12 +100,7 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
 } // namespace
 
 int main(int argc, char** argv) {
-    // A closed pipe (`sparksave dump big | head`) surfaces as EPIPE, which ends output quietly.
-    std::signal(SIGPIPE, SIG_IGN);
-    // A file-size limit surfaces as EFBIG from write(), which fails that one file cleanly.
-    std::signal(SIGXFSZ, SIG_IGN);
-    // Interrupted: remove the temporary files of writes in progress, then die of the signal.
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_fatal_signal);
+    install_signal_handlers();
 
     CLI::App app{"sparksave: read, check, dump, migrate and diff game save files", "sparksave"};
     app.set_version_flag("--version", "sparksave " SPARKSAVE_VERSION);
@@ -92,5 +139,10 @@ int main(int argc, char** argv) {
         return k_exit_trouble;
     }
     out_flush();
+    if (unreported_changes()) {
+        message("an input file changed while it was read (another program truncated it): what "
+                "was read is not the file");
+        return k_exit_trouble;
+    }
     return exit_code;
 }

@@ -199,6 +199,12 @@ bool detect(std::string_view head) noexcept {
     return looks_like_legacy(head);
 }
 
+bool has_signature(std::string_view head) noexcept {
+    const std::size_t nl = head.find('\n');
+    const std::string_view first = head.substr(0, nl == std::string_view::npos ? head.size() : nl);
+    return first == k_marker || looks_like_marker(first);
+}
+
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     std::string_view bytes = source ? source->view() : std::string_view{};
     Parsed out{Document(FormatId::spark_kv, k_version_legacy, std::move(source)), {}};

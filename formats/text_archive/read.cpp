@@ -68,6 +68,13 @@ bool detect(std::string_view head) noexcept {
            head.find(k_marker, nl) != std::string_view::npos;
 }
 
+bool has_signature(std::string_view head) noexcept {
+    const std::size_t nl = head.find('\n');
+    if (nl == std::string_view::npos) return false;
+    const std::string_view rest = head.substr(nl + 1);
+    return rest.find_first_not_of(" \t\r\n") != std::string_view::npos;
+}
+
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     std::string_view bytes = source ? source->view() : std::string_view{};
     Parsed out{Document(FormatId::text_archive, 0, std::move(source)), {}};

@@ -17,19 +17,25 @@ const FormatInfo* format_by_name(std::string_view name) noexcept {
     return nullptr;
 }
 
-const FormatInfo* detect_format(std::string_view head) noexcept {
+const FormatInfo* detect_format(std::string_view head, bool signature_only) noexcept {
     for (const auto& f : format_table())
-        if (f.detect(head)) return &f;
+        if (f.detect(head))
+            return !signature_only || !f.signature || f.signature(head) ? &f : nullptr;
     return nullptr;
 }
 
 std::string_view format_name(FormatId id) noexcept {
     switch (id) {
-    case FormatId::spark_save: return "spark_save";
-    case FormatId::text_archive: return "text_archive";
-    case FormatId::spark_kv: return "spark_kv";
-    case FormatId::tess_world: return "tess_world";
-    case FormatId::gmsv: return "gmsv";
+    case FormatId::spark_save:
+        return "spark_save";
+    case FormatId::text_archive:
+        return "text_archive";
+    case FormatId::spark_kv:
+        return "spark_kv";
+    case FormatId::tess_world:
+        return "tess_world";
+    case FormatId::gmsv:
+        return "gmsv";
     }
     return "unknown";
 }

@@ -10,6 +10,21 @@
 
 namespace sparksave {
 
+std::string backup_name(std::string_view file, std::uint32_t old_version) {
+    return fmt::format("{}.v{}.bak", file, old_version);
+}
+
+bool is_backup_name(std::string_view name) noexcept {
+    if (!name.ends_with(".bak")) return false;
+    name.remove_suffix(4);
+    std::size_t digits = 0;
+    while (digits < name.size() && name[name.size() - 1 - digits] >= '0' &&
+           name[name.size() - 1 - digits] <= '9')
+        ++digits;
+    return digits > 0 && name.size() > digits + 2 && name[name.size() - 1 - digits] == 'v' &&
+           name[name.size() - 2 - digits] == '.';
+}
+
 Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::uint32_t from,
                                                          std::uint32_t to) {
     if (to < from)

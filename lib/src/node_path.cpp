@@ -10,14 +10,14 @@ namespace sparksave {
 namespace {
 
 bool bare_char(char c) noexcept {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 Error path_error(std::string_view text, std::size_t at, std::string_view what) {
-    return make_error(ErrorCode::bad_usage,
-                      "bad node path " + display(text, true) + " at character " +
-                          std::to_string(at + 1) + ": " + std::string(what));
+    return make_error(ErrorCode::bad_usage, "bad node path " + display(text, true) +
+                                                " at character " + std::to_string(at + 1) + ": " +
+                                                std::string(what));
 }
 
 // Reads a quoted string starting at text[i] == '"'; on success i is past the closing quote.
@@ -78,8 +78,12 @@ std::string NodePath::str() const {
     std::string out;
     for (const auto& s : steps) {
         switch (s.kind) {
-        case PathStep::Kind::name: append_path_name(out, s.text); break;
-        case PathStep::Kind::index: append_path_index(out, s.index); break;
+        case PathStep::Kind::name:
+            append_path_name(out, s.text);
+            break;
+        case PathStep::Kind::index:
+            append_path_index(out, s.index);
+            break;
         case PathStep::Kind::name_match:
             out += "[name=";
             if (is_bare_name(s.text))
@@ -182,7 +186,9 @@ Result<NodeId> resolve(const Document& doc, const NodePath& path) {
                        ? doc.child_at(at, static_cast<std::size_t>(step.index))
                        : k_no_node;
             break;
-        case PathStep::Kind::name_match: next = doc.child(at, step.text); break;
+        case PathStep::Kind::name_match:
+            next = doc.child(at, step.text);
+            break;
         case PathStep::Kind::any_one:
         case PathStep::Kind::any_depth:
             return make_error(ErrorCode::bad_usage,
@@ -231,14 +237,19 @@ bool match_from(const std::vector<PathStep>& pat, std::size_t pi, const std::vec
         const PathStep& t = p[i];
         bool ok = false;
         switch (s.kind) {
-        case PathStep::Kind::any_one: ok = true; break;
-        case PathStep::Kind::index: ok = t.kind == PathStep::Kind::index && t.index == s.index; break;
+        case PathStep::Kind::any_one:
+            ok = true;
+            break;
+        case PathStep::Kind::index:
+            ok = t.kind == PathStep::Kind::index && t.index == s.index;
+            break;
         case PathStep::Kind::name:
         case PathStep::Kind::name_match:
             ok = (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
                  t.text == s.text;
             break;
-        case PathStep::Kind::any_depth: break;
+        case PathStep::Kind::any_depth:
+            break;
         }
         if (!ok) return false;
         ++pi, ++i;

@@ -10,6 +10,7 @@
 // What each format puts in the tree is documented in that format's spec.hpp.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -73,19 +74,25 @@ class Source {
     Source() = default;
     explicit Source(std::string bytes) : str_(std::move(bytes)), view_(str_) {}
     // Bytes owned elsewhere (a memory-mapped file) and the function that releases them.
-    Source(std::string_view bytes, void (*release)(const char*, std::size_t))
-        : view_(bytes), release_(release) {}
+    // `changed`, when set, becomes true if the bytes stopped being the file's (a mapped file
+    // truncated by another program while it was read: file_io.hpp handle_mapping_fault).
+    Source(std::string_view bytes, void (*release)(const char*, std::size_t),
+           const std::atomic<bool>* changed = nullptr)
+        : view_(bytes), release_(release), changed_(changed) {}
     ~Source() {
         if (release_) release_(view_.data(), view_.size());
     }
     Source(const Source&) = delete;
     Source& operator=(const Source&) = delete;
     std::string_view view() const noexcept { return view_; }
+    // True when the file was cut short under the mapping: what view() showed is not the file.
+    bool changed() const noexcept { return changed_ && changed_->load(); }
 
   private:
     std::string str_;
     std::string_view view_;
     void (*release_)(const char*, std::size_t) = nullptr;
+    const std::atomic<bool>* changed_ = nullptr;
 };
 
 class Document {

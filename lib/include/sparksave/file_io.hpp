@@ -11,21 +11,58 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
 
 namespace sparksave {
 
-// Reads a whole file (or standard input for "-") of at most `max_bytes` bytes. Errors:
-// io_error (with the system's reason), too_large. A regular file of 1 MiB or more is mapped
-// into memory rather than copied; if another program truncates it while it is mapped, reading
-// the lost pages raises SIGBUS (the sparksave tool reports that as an error and exits 2).
+// Which file a path named when it was read: compared again before an in-place rename, so a
+// file another program replaced or wrote meanwhile is never renamed over.
+struct FileIdentity {
+    std::uint64_t device = 0;
+    std::uint64_t inode = 0;
+    std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;
+    bool regular = false; // a regular file (not a pipe, FIFO, device or standard input stream)
+    bool operator==(const FileIdentity&) const = default;
+};
+
+struct OpenedFile {
+    std::shared_ptr<const Source> source;
+    FileIdentity identity;
+};
+
+// Opens `path` once ("-": standard input) and reads it whole. `limit_of` gets the first
+// `head_bytes` bytes (fewer when the file is shorter) before the rest is read and returns the
+// largest size allowed for this content, or an error that stops the read (e.g. no known
+// format). A regular file larger than the limit is refused before it is read; a stream (pipe,
+// FIFO, terminal, `<(...)`) is read in blocks and refused as soon as it passes the limit, so
+// memory stays near the limit. Errors: io_error (with the system's reason; "the file changed
+// while it was read" when its size or time changed under the read), too_large, or what
+// `limit_of` returned. A regular file of 1 MiB or more is mapped into memory rather than
+// copied; if another program truncates it while it is mapped, see handle_mapping_fault.
+Result<OpenedFile>
+read_input(const std::filesystem::path& path, std::size_t head_bytes,
+           const std::function<Result<std::uint64_t>(std::string_view head)>& limit_of);
+
+// read_input with a fixed limit of `max_bytes`.
 Result<std::shared_ptr<const Source>> read_file(const std::filesystem::path& path,
                                                 std::uint64_t max_bytes);
 
-// The first `count` bytes of a file (fewer when it is shorter), for format detection.
-Result<std::string> read_head(const std::filesystem::path& path, std::size_t count);
+// For a SIGBUS handler (async-signal-safe): when `address` lies in a file mapped by
+// read_input, the rest of that mapping is replaced by zero pages, its Source reports
+// changed(), and true is returned (the faulting read can go on); false for any other address.
+// Call Source::changed() after reading a file to learn that what was read is not the file.
+bool handle_mapping_fault(const void* address) noexcept;
+// How many mapped files handle_mapping_fault() found cut short so far.
+std::size_t mapping_faults() noexcept;
+
+// The name of the temporary files AtomicFile creates (`.NAME.sparksave-XXXXXX`, the name cut
+// short when the whole would not fit the directory): a file so named that is not being written
+// was left by an interrupted write (kill -9, a power cut) and is never a save.
+bool is_temporary_name(std::string_view filename) noexcept;
 
 // The directories of a batch of atomic writes, each made durable once (fsync of the directory)
 // when the batch ends rather than after every rename: a folder of 10,000 migrated files costs
@@ -41,14 +78,20 @@ class DirectorySyncs {
     std::set<std::string> dirs_;
 };
 
+class AtomicFile;
+
 struct AtomicWriteOptions {
     // When false, fail with io_error if the destination exists, and never replace it (even if
     // it appears between the check and the rename).
     bool replace_existing = true;
-    // Give the new file the permission bits (and, when allowed, the owner) of the file it
-    // replaces; else `mode` when set, else 0666 & ~umask.
+    // Give the new file the permission bits, the owner (when allowed) and the extended
+    // attributes (ACLs included) of `metadata_from`, or else of the file it replaces; else
+    // `mode` when set, else 0666 & ~umask.
     bool keep_mode = true;
+    std::filesystem::path metadata_from;
     int mode = -1;
+    // Also give it the access and modification times of `metadata_from` (a backup).
+    bool keep_times = false;
     // Called with the bytes read back from the temporary file after it was flushed; an error
     // stops the write before the rename.
     std::function<Result<void>(std::string_view written)> verify;
@@ -56,6 +99,14 @@ struct AtomicWriteOptions {
     // and report "not written". With replace_existing false, a destination that differs is
     // refused with bad_usage after the bytes were written and checked.
     bool skip_identical = false;
+    // When set, the destination must still be this file when the rename is made (an in-place
+    // rewrite): a file another program replaced, appended to or rewrote meanwhile is left as it
+    // is and the write fails ("changed while it was being migrated").
+    std::optional<FileIdentity> expect_unchanged;
+    // When set, the file this write creates belongs to that other write until it commits: if
+    // the other write fails or the process is interrupted first, this file is removed again (a
+    // backup made for a migration that did not complete).
+    AtomicFile* companion_of = nullptr;
     // When set, the rename is made durable by directory_syncs->sync() at the end of the batch
     // instead of by an fsync of the directory right after it.
     DirectorySyncs* directory_syncs = nullptr;
@@ -64,7 +115,8 @@ struct AtomicWriteOptions {
 // A file being written atomically: write() appends (buffered, with a running CRC-32), commit()
 // flushes, fsyncs, reads the file back (mapped, no copy) and checks it against what was
 // written and with options.verify, then renames it into place. Destroyed without a successful
-// commit(), it removes its temporary file: the destination is never touched.
+// commit(), it removes its temporary file (and its companion): the destination is never
+// touched. An existing destination that is not a regular file (a FIFO, a device) is refused.
 class AtomicFile {
   public:
     static Result<std::unique_ptr<AtomicFile>> create(const std::filesystem::path& target,
@@ -79,8 +131,9 @@ class AtomicFile {
     // The file the write goes to (symbolic links followed).
     const std::filesystem::path& target() const noexcept;
 
-  private:
     struct State;
+
+  private:
     explicit AtomicFile(std::unique_ptr<State> state);
     Result<void> flush();
     std::unique_ptr<State> s_;
@@ -91,8 +144,14 @@ class AtomicFile {
 Result<void> write_file_atomic(const std::filesystem::path& target, std::string_view bytes,
                                const AtomicWriteOptions& options = {});
 
-// Removes the temporary files of writes in progress. Async-signal-safe: call it from a SIGINT /
-// SIGTERM handler so an interrupted write leaves nothing behind.
+// Ends every write in progress for good: no temporary file is created or renamed into place
+// after it returns, and the temporary files (and companions) of writes in progress are
+// removed. For a program about to exit on a signal or a closed output; call it from an
+// ordinary thread (it takes a lock), e.g. one that waits for signals with sigwait().
+void abandon_writes() noexcept;
+
+// The same without the lock, async-signal-safe, for a signal handler when no such thread could
+// be started: removes the temporary files and companions of writes in progress.
 void remove_temporary_files() noexcept;
 
 // `path` with every symbolic link in its last component followed (at most 40 hops).

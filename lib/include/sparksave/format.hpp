@@ -108,6 +108,11 @@ struct FormatInfo {
     std::uint32_t current_version;
     // Does this content (the file's first k_detect_bytes bytes, or fewer) look like this format?
     bool (*detect)(std::string_view head);
+    // For a file met in a directory walk (CLI.md "Everywhere"): does the head carry the format's
+    // signature? nullptr: detect() is a signature check. A format recognised by its shape
+    // alone (a legacy spark-kv store, a text archive holding only its version line) is then
+    // taken only when --input-format names it, so a `scores.tsv` or a `VERSION` file is not.
+    bool (*signature)(std::string_view head) = nullptr;
     // Reads and checks everything, building the tree.
     Parsed (*read)(std::shared_ptr<const Source> source, const ReadOptions& options);
     // Checks everything and summarises, building no tree (verify, info).
@@ -135,8 +140,9 @@ inline constexpr std::size_t k_detect_bytes = 4096;
 std::span<const FormatInfo> format_table() noexcept;
 const FormatInfo& format_info(FormatId id);
 const FormatInfo* format_by_name(std::string_view name) noexcept;
-// The first format whose detect() accepts `head`, or nullptr.
-const FormatInfo* detect_format(std::string_view head) noexcept;
+// The first format whose detect() accepts `head`, or nullptr. `signature_only`: only a format
+// whose signature the head carries (a file met in a directory walk).
+const FormatInfo* detect_format(std::string_view head, bool signature_only = false) noexcept;
 std::string_view format_name(FormatId id) noexcept;
 // "spark_save, text_archive, ..." for messages and --help.
 std::string format_names();

@@ -30,6 +30,12 @@ struct MigrationStep {
     Result<void> (*apply)(Document& doc, std::vector<std::string>& notes);
 };
 
+// The backup `migrate --backup` keeps of a file it replaces: FILE.v<old version>.bak. A walk
+// never takes such a file as a save (is_backup_name), so a later run cannot migrate the backup
+// itself.
+std::string backup_name(std::string_view file, std::uint32_t old_version);
+bool is_backup_name(std::string_view filename) noexcept;
+
 // Every step of every format, grouped by format, in chain order.
 std::span<const MigrationStep> migration_steps() noexcept;
 

@@ -18,6 +18,8 @@ namespace sparksave::spark_kv {
 // looks like a legacy store: every line one `key<TAB>value` pair, no NUL byte (the rule is
 // explained in read.cpp).
 bool detect(std::string_view head) noexcept;
+// The v2 marker line (or a first line meant as one); a legacy store has no signature.
+bool has_signature(std::string_view head) noexcept;
 
 // Reads and checks everything (the checks are listed in spec.hpp). Never fails: a line the
 // engine would skip is kept in the tree, so `dump` shows it and the writer reproduces it.

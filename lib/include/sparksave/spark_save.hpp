@@ -15,6 +15,12 @@ namespace sparksave::spark_save {
 // True when `head` starts with the magic "SPRK".
 bool detect(std::string_view head) noexcept;
 
+// What a file name is in a save directory (FORMATS.md §1.7): a slot's save
+// `<slot>.spark_save`, the engine's backup of it `<slot>.spark_save.bak` (the previous good
+// revision), its write in progress `<slot>.spark_save.tmp` (left only by a crash), or other.
+enum class SlotFile : std::uint8_t { other, primary, backup, temp };
+SlotFile slot_file_kind(std::string_view filename) noexcept;
+
 // Reads every version (1..4), applying that version's rules (1.4, 1.5). Rules the file's own
 // version tolerates but the current engine refuses are warnings; the rest are errors.
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});

@@ -17,6 +17,9 @@ namespace sparksave::text_archive {
 // holds the attribute marker `__PGSA` (so a file with a wrong version line is still recognised
 // and reported, not skipped).
 bool detect(std::string_view head) noexcept;
+// The version line with an archive after it: a file holding only `1.0.0` (a VERSION file) has
+// no signature beyond its shape.
+bool has_signature(std::string_view head) noexcept;
 
 // Reads and checks everything (the checks are listed in spec.hpp). A file that breaks the
 // grammar is read as far as possible, so `dump` can show it.
