@@ -960,14 +960,16 @@ def signal_tries(tree_builder, name, backup_every=2):
         tree_builder(pristine)
         before = snapshot(pristine)
         remember_refs(pristine, before)
-        # how long a whole run takes, to spread the signals over it
-        work = s.path("calib")
-        copy_tree(pristine, work)
-        t0 = time.monotonic()
-        r = run(["migrate", "--jobs", "4", "--in-place", work])
-        duration = time.monotonic() - t0
-        expect_rc(r, 0, "an uninterrupted run")
-        shutil.rmtree(work)
+        # how long a whole run takes (the longer of two), to spread the signals over it
+        duration = 0
+        for _ in range(2):
+            work = s.path("calib")
+            copy_tree(pristine, work)
+            t0 = time.monotonic()
+            r = run(["migrate", "--jobs", "4", "--in-place", work])
+            duration = max(duration, time.monotonic() - t0)
+            expect_rc(r, 0, "an uninterrupted run")
+            shutil.rmtree(work)
         sigs = [signal.SIGINT, signal.SIGTERM, signal.SIGHUP]
         late = interrupted = 0
         for i in range(ARGS.tries):
