@@ -582,6 +582,9 @@ def nobody_can_reach(s, prefix):
     if r.rc != 0:
         raise Skip("the scratch directory %s is not reachable by nobody (%s)" %
                    (s.root, r.err.strip()))
+    r = run_argv(prefix + [BINARY, "--version"])
+    if r.rc != 0:
+        raise Skip("nobody cannot run %s (%s)" % (BINARY, r.err.strip()))
 
 
 def chattr(flag, path):
@@ -1551,6 +1554,7 @@ def item16_metadata_kept():
                 except OSError:
                     acl_ok = False
             acl = os.getxattr(f, "system.posix_acl_access") if acl_ok else None
+            log("%s: %s" % (kind, "ACL set" if acl_ok else "no ACL support here: ACL not tested"))
             os.chown(f, 65534, 65534)
             os.chmod(f, 0o640) if not acl_ok else None
             os.utime(f, ns=(1000000000 * 10 ** 9, 1000000000 * 10 ** 9))
