@@ -333,13 +333,13 @@ template <class Sink> class Reader {
             return fail(
                 ErrorCode::size_mismatch, Status::corrupt, area_at, std::string(k_chunks),
                 fmt::format(
-                    "expected the {} chunk records the header declares after the descriptors, "
-                    "{}-byte each (a {}-byte prefix and {} of {} each): {}, found {}",
-                    h.chunk_count, record_, prefix, tile_count(tiles_), byte_count(row),
+                    "expected the {} chunk records the header declares after the descriptors, {} "
+                    "each (a {}-byte prefix and {} of {} each), {} in all, found {}",
+                    h.chunk_count, byte_count(record_), prefix, tile_count(tiles_), byte_count(row),
                     total ? byte_count(*total) : std::string("more than 2^64 bytes"),
                     area % record_ == 0
-                        ? fmt::format("{} ({} whole records)", byte_count(area), area / record_)
-                        : fmt::format("{} ({} whole records and {} more)", byte_count(area),
+                        ? fmt::format("{}: {} whole records", byte_count(area), area / record_)
+                        : fmt::format("{}: {} whole records and {} more", byte_count(area),
                                       area / record_, byte_count(area % record_))));
 
         // 4.3 step 7: the logical chunk count, prod(size / chunk), must fit in 64 bits, sparse
