@@ -337,10 +337,11 @@ template <class Sink> class Reader {
                     "each (a {}-byte prefix and {} of {} each), {} in all, found {}",
                     h.chunk_count, byte_count(record_), prefix, tile_count(tiles_), byte_count(row),
                     total ? byte_count(*total) : std::string("more than 2^64 bytes"),
-                    area % record_ == 0
-                        ? fmt::format("{}: {} whole records", byte_count(area), area / record_)
-                        : fmt::format("{}: {} whole records and {} more", byte_count(area),
-                                      area / record_, byte_count(area % record_))));
+                    fmt::format("{}: {} whole record{}{}", byte_count(area), area / record_,
+                                area / record_ == 1 ? "" : "s",
+                                area % record_ == 0
+                                    ? std::string()
+                                    : fmt::format(" and {} more", byte_count(area % record_)))));
 
         // 4.3 step 7: the logical chunk count, prod(size / chunk), must fit in 64 bits, sparse
         // or dense.
