@@ -10,7 +10,10 @@ tess-golden-v2 and tess-canonical-v1 into valid/, tess-bad-magic into invalid/.
 
 This encoder is written from FORMATS.md section 4 alone, independently of the C++ writer, so a
 writer bug cannot hide behind fixtures it produced itself. Deterministic: rerunning it rewrites
-the same bytes. Run from the repository root: python3 tests/gen/tess_world_corpus.py
+the same bytes. Run it from anywhere: python3 tests/gen/tess_world_corpus.py [--real DIR]
+[--prune]. It checks its inputs (the real files, the testdata directory) and builds the whole
+corpus in memory before it writes a byte; it never deletes a file it did not make unless told
+to (--prune), and then only after the new corpus is written.
 """
 import os
 import shutil
