@@ -591,7 +591,8 @@ void setup_migrate(CLI::App& app, int& exit_code) {
                   "With --in-place: keep the original as FILE.v<old>.bak (never overwrites one)");
     cmd->add_option(
         "-o,--output", o->output,
-        "Write the one input to FILE (an existing different FILE is never overwritten)");
+        "Write the one input to FILE (an existing different FILE is never overwritten; - "
+        "writes to standard output, the report to standard error)");
     cmd->add_option(
         "--output-dir", o->output_dir,
         "Write every input under DIR at its path relative to the argument it was found under; "

@@ -49,17 +49,39 @@ std::optional<std::string> leading_format(std::string_view t) {
 constexpr std::uint64_t k_max_json = 8ull << 30;
 
 int run_pack(const PackOptions& o) {
-    if (o.output.empty() && ::isatty(STDOUT_FILENO) == 1) {
+    const bool to_stdout = o.output.empty() || o.output == "-"; // CLI.md: `-o -` is stdout
+    if (to_stdout && ::isatty(STDOUT_FILENO) == 1) {
         message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the "
                 "output");
         return k_exit_trouble;
     }
-    auto source = read_file(o.json, k_max_json);
-    if (!source) {
-        message(show_path(o.json), source.error().message);
-        return source.error().code == ErrorCode::too_large ? k_exit_finding : k_exit_trouble;
+    // A dump is a JSON object: anything else (`pack /dev/zero`) is refused on its first block,
+    // before an endless stream is read.
+    auto opened =
+        read_input(o.json, k_detect_bytes, [](std::string_view head) -> Result<std::uint64_t> {
+            const std::size_t first = head.find_first_not_of(" \t\r\n");
+            if (first == std::string_view::npos && head.size() < k_detect_bytes) return k_max_json;
+            if (first == std::string_view::npos || head[first] != '{') {
+                Error e = make_error(
+                    ErrorCode::bad_json,
+                    "expected a JSON object (the output of `sparksave dump --json`), "
+                    "found " +
+                        display(head.substr(first == std::string_view::npos ? 0 : first, 16),
+                                true));
+                e.line = 1;
+                e.column = 1;
+                return e;
+            }
+            return k_max_json;
+        });
+    if (!opened) {
+        const Error& e = opened.error();
+        message(show_path(o.json), e.code == ErrorCode::bad_json ? e.describe() : e.message);
+        return e.code == ErrorCode::too_large || e.code == ErrorCode::bad_json ? k_exit_finding
+                                                                               : k_exit_trouble;
     }
-    const std::string_view text = (*source)->view();
+    std::shared_ptr<const Source> source = std::move(opened->source);
+    const std::string_view text = source->view();
 
     // Which format: a dump starts with its "format" member; anything else is validated whole
     // first (the format's own reading validates again: a dump of a large save is read once).
@@ -100,7 +122,7 @@ int run_pack(const PackOptions& o) {
     }
     // To a file, a format that can hands the bytes on as it makes them: they go straight into
     // the temporary file, which is read back and checked before it takes the name.
-    if (!o.output.empty() && format->from_json_to) {
+    if (!to_stdout && format->from_json_to) {
         AtomicWriteOptions options;
         std::string refusal;
         options.verify = [&](std::string_view written) -> Result<void> {
@@ -128,7 +150,7 @@ int run_pack(const PackOptions& o) {
             return k_exit_finding;
         }
         for (const auto& note : packed->notes) message(show_path(o.json), "note: " + note);
-        source->reset(); // let the JSON go before the result is mapped to be checked
+        source.reset(); // let the JSON go before the result is mapped to be checked
         auto committed = (*file)->commit();
         if (!committed) {
             if (!refusal.empty()) {
@@ -163,7 +185,7 @@ int run_pack(const PackOptions& o) {
         }
         return k_exit_finding;
     }
-    if (o.output.empty()) {
+    if (to_stdout) {
         out(packed->bytes);
         out_flush();
         return k_exit_ok;
@@ -184,7 +206,8 @@ void setup_pack(CLI::App& app, int& exit_code) {
     cmd->add_option("JSON", o->json, "The JSON file; - reads standard input")->required();
     cmd->add_option(
         "-o,--output", o->output,
-        "Write the save to FILE atomically (default: standard output, unless it is a terminal)");
+        "Write the save to FILE atomically; - or no -o: standard output, unless it is a "
+        "terminal (a FIFO or device FILE is refused)");
     cmd->footer(
         "An unedited dump packs back to the identical file. An edited one that breaks a rule of "
         "its\n"

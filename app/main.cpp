@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     }
     out_flush();
     if (unreported_changes()) {
-        message("an input file changed while it was read (another program truncated it): what "
+        message("the file changed while it was read (another program truncated an input): what "
                 "was read is not the file");
         return k_exit_trouble;
     }

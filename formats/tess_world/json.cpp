@@ -16,7 +16,7 @@
 //       [171]                           one array per field, tiles values each (column.hpp:
 //     ]}                                integers, exact floats, "0x..." bits for inf/NaN,
 //   ],                                  true/false)
-//   "trailing": "<hex>",                only when the file has bytes after its records
+//   "trailing": "<hex>",                only when the tree has it (never read from a file)
 //   "checksum": "0xa396f716"            informational: pack recomputes it, and the body size
 // }
 // v1 chunks also have "state" (the retired chunk-state byte) after "key". 64-bit ids and masks

@@ -91,9 +91,6 @@ class TreeSink {
         close_at(end); // the chunk
     }
     void on_chunks_end(std::size_t end) { close_at(end); }
-    void on_trailing(std::string_view bytes, std::size_t offset) {
-        b_.add(NodeKind::bytes, doc_.text(k_trailing), doc_.ref(bytes), span(offset, bytes.size()));
-    }
 
     // Closes what a read that stopped early left open, ending at `end`.
     void finish(std::size_t end) {

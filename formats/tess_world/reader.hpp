@@ -7,7 +7,6 @@
 //   on_descriptors_begin(offset)              ... on_descriptor(d, offset) ...
 //   on_descriptors_end(end) on_chunks_begin(offset) on_chunk(const ChunkPrefix&, offset)      ...
 //   on_column(field, type, bytes, offset) ... on_chunk_end(end) on_chunks_end(end)
-//   on_trailing(bytes, offset)
 // A read that stops early leaves containers open; the sink closes them when it is done.
 #pragma once
 
@@ -190,7 +189,15 @@ template <class Sink> class Reader {
         header_read_ = true;
         sink_.on_header(header_);
 
+        // 4.3 step 3: tess computes 121 + bodySize first and calls an overflow Corrupt, before
+        // it compares the sum with the file's size.
         const std::uint64_t body = size - k_header_size;
+        if (header_.body_size > std::numeric_limits<std::uint64_t>::max() - k_header_size)
+            return fail(ErrorCode::size_mismatch, Status::corrupt, k_off_body_size,
+                        header_path(k_body_size),
+                        fmt::format("expected a body size that fits in 64 bits with the 121-byte "
+                                    "header on top, found {} (121 + it overflows)",
+                                    header_.body_size));
         if (header_.body_size > body)
             return fail(ErrorCode::truncated, Status::truncated, size, header_path(k_body_size),
                         fmt::format("expected a body of {} after the 121-byte header, found {}",
@@ -229,9 +236,14 @@ template <class Sink> class Reader {
     bool crc_ok() const noexcept { return crc_ok_; }
     std::optional<std::uint64_t> tiles() const noexcept { return tiles_; }
     std::optional<std::uint64_t> logical() const noexcept { return logical_; }
+    // True when the only error is one tess's inspection does not see but its load does (a bool
+    // byte other than 0 or 1, 4.3 step 9).
+    bool only_load_refuses() const noexcept { return only_load_refuses_; }
 
   private:
-    // 4.3, after the checksum: the header's values, the descriptors, the records.
+    // 4.3 after the checksum, in tess's order (parse_world_archive): the header's values, the
+    // descriptors one by one, the record-size equation, the logical chunk count, the dense count,
+    // the records; then the scalars, which only the load decodes.
     bool parse_body() {
         const Header& h = header_;
         if (h.field_count > k_max_fields)
@@ -262,23 +274,27 @@ template <class Sink> class Reader {
                         header_path(k_residency),
                         fmt::format("expected a residency of 1 (dense) or 2 (sparse), found {}",
                                     h.residency));
+        // Known from here for info's counts; checked below, where tess checks them.
         logical_ = logical_chunks(h);
         tiles_ = tiles_of(h);
 
-        // Descriptors (4.2). fieldCount <= 1024, so their size cannot overflow.
-        const std::uint64_t descriptor_bytes = std::uint64_t{h.field_count} * k_descriptor_size;
-        if (descriptor_bytes > h.body_size)
-            return fail(ErrorCode::truncated, Status::corrupt, k_header_size, std::string(k_fields),
-                        fmt::format("expected {} field descriptors ({}) at the start of the body, "
-                                    "found a body of {}",
-                                    h.field_count, byte_count(descriptor_bytes),
-                                    byte_count(h.body_size)));
+        // Descriptors (4.2), read one by one as tess does: the body ending inside one is Corrupt
+        // (the envelope's size already passed), and so is a bad one before it.
+        const std::size_t end = data_.size();
         sink_.on_descriptors_begin(k_header_size);
         ByteReader r(as_bytes(data_), k_header_size);
-        descriptors_.reserve(h.field_count);
-        std::uint64_t row = 0; // bytes of one tile across all fields (<= 1024 * 8)
+        descriptors_.reserve(h.field_count); // <= 1024
+        std::uint64_t row = 0;               // bytes of one tile across all fields (<= 1024 * 8)
         for (std::uint32_t i = 0; i < h.field_count; ++i) {
             const std::size_t at = r.pos();
+            if (end - at < k_descriptor_size) {
+                std::string path(k_fields);
+                append_path_index(path, i);
+                return fail(ErrorCode::truncated, Status::corrupt, at, std::move(path),
+                            fmt::format("expected field descriptor {} of the {} the header "
+                                        "declares ({} bytes), found {} left in the body",
+                                        i, h.field_count, k_descriptor_size, byte_count(end - at)));
+            }
             Descriptor d;
             d.id = r.u64();
             d.version = r.u32();
@@ -291,44 +307,59 @@ template <class Sink> class Reader {
         }
         sink_.on_descriptors_end(r.pos());
 
-        // Record size (4.2): prefix + tiles x (sum of widths), every product checked.
+        // The record-size equation (4.3 step 6): tiles, then tiles x (sum of widths), then the
+        // prefix on top, then chunkCount records, each product checked, and the total must be
+        // exactly the rest of the body. tess checks it before any record, so a missing or short
+        // record, or whole records left over, is Corrupt, never InvalidChunk.
         const std::uint64_t prefix = prefix_size(version_);
         const std::size_t area_at = r.pos();
-        const std::uint64_t area = h.body_size - descriptor_bytes;
-        std::optional<std::uint64_t> columns = row == 0 ? std::optional<std::uint64_t>(0)
-                                               : tiles_ ? checked_mul(*tiles_, row)
-                                                        : std::nullopt;
-        if (columns && *columns > std::numeric_limits<std::uint64_t>::max() - prefix)
-            columns.reset();
-        if (!columns)
+        const std::uint64_t area = end - area_at;
+        if (!tiles_)
+            return fail(ErrorCode::size_mismatch, Status::corrupt, k_off_chunk,
+                        header_path(k_chunk_size),
+                        fmt::format("expected a chunk of at most 2^64 - 1 tiles, found {} x {} x "
+                                    "{} (the product overflows 64 bits)",
+                                    h.chunk[0], h.chunk[1], h.chunk[2]));
+        const std::optional<std::uint64_t> columns = checked_mul(*tiles_, row);
+        if (!columns || *columns > std::numeric_limits<std::uint64_t>::max() - prefix)
             return fail(
                 ErrorCode::size_mismatch, Status::corrupt, area_at, std::string(k_chunks),
-                fmt::format(
-                    "expected chunk records whose size fits in 64 bits, found a {}-byte prefix and "
-                    "{} ({} x {} x {}) of {} each",
-                    prefix, tile_count(tiles_), h.chunk[0], h.chunk[1], h.chunk[2],
-                    byte_count(row)));
+                fmt::format("expected chunk records whose size fits in 64 bits, found a {}-byte "
+                            "prefix and {} of {} each",
+                            prefix, tile_count(tiles_), byte_count(row)));
         record_ = prefix + *columns;
-        if (area % record_ != 0)
+        const std::optional<std::uint64_t> total = checked_mul(h.chunk_count, record_);
+        if (!total || *total != area)
             return fail(
                 ErrorCode::size_mismatch, Status::corrupt, area_at, std::string(k_chunks),
                 fmt::format(
-                    "expected the {} after the descriptors to be a whole number of {}-byte chunk "
-                    "records (a {}-byte prefix and {} of {} each), found {} and {} more",
-                    byte_count(area), record_, prefix, tile_count(tiles_), byte_count(row),
-                    area / record_ == 1 ? std::string("1 record")
-                                        : fmt::format("{} records", area / record_),
-                    byte_count(area % record_)));
-        if (h.residency == k_residency_dense && (!logical_ || h.chunk_count != *logical_))
+                    "expected the {} chunk records the header declares after the descriptors, {} "
+                    "each (a {}-byte prefix and {} of {} each), {} in all, found {}",
+                    h.chunk_count, byte_count(record_), prefix, tile_count(tiles_), byte_count(row),
+                    total ? byte_count(*total) : std::string("more than 2^64 bytes"),
+                    fmt::format("{}: {} whole record{}{}", byte_count(area), area / record_,
+                                area / record_ == 1 ? "" : "s",
+                                area % record_ == 0
+                                    ? std::string()
+                                    : fmt::format(" and {} more", byte_count(area % record_)))));
+
+        // 4.3 step 7: the logical chunk count, prod(size / chunk), must fit in 64 bits, sparse
+        // or dense.
+        if (!logical_)
             return fail(
-                ErrorCode::bad_chunk, Status::invalid_chunk, k_off_chunk_count,
-                header_path(k_chunk_count),
-                fmt::format(
-                    "expected {} chunks (a dense archive holds every logical chunk: {} x {} x {}), "
-                    "found {}",
-                    logical_ ? fmt::format("{}", *logical_) : "more than 2^64",
-                    h.world[0] / h.chunk[0], h.world[1] / h.chunk[1], h.world[2] / h.chunk[2],
-                    h.chunk_count));
+                ErrorCode::limit_exceeded, Status::corrupt, k_off_world, header_path(k_world_size),
+                fmt::format("expected a logical chunk count (worldSize / chunkSize on each axis) "
+                            "of at most 2^64 - 1, found {} x {} x {} (the product overflows 64 "
+                            "bits)",
+                            h.world[0] / h.chunk[0], h.world[1] / h.chunk[1],
+                            h.world[2] / h.chunk[2]));
+        if (h.residency == k_residency_dense && h.chunk_count != *logical_)
+            return fail(ErrorCode::bad_chunk, Status::invalid_chunk, k_off_chunk_count,
+                        header_path(k_chunk_count),
+                        fmt::format("expected {} chunks (a dense archive holds every logical "
+                                    "chunk: {} x {} x {}), found {}",
+                                    *logical_, h.world[0] / h.chunk[0], h.world[1] / h.chunk[1],
+                                    h.world[2] / h.chunk[2], h.chunk_count));
         return parse_records(area_at);
     }
 
@@ -361,9 +392,10 @@ template <class Sink> class Reader {
         return true;
     }
 
+    // The records (4.3 step 8). The record-size equation holds, so every record is whole and
+    // none is left after the last: what remains are the keys and, in v1, the chunk state.
     bool parse_records(std::size_t at) {
         const Header& h = header_;
-        const std::size_t end = data_.size();
         sink_.on_chunks_begin(at);
         struct BadBool {
             std::size_t offset;
@@ -372,22 +404,14 @@ template <class Sink> class Reader {
         };
         std::optional<BadBool> bad_bool;
         std::uint64_t previous = 0;
-        std::uint64_t i = 0;
-        for (; i < h.chunk_count; ++i) {
-            if (end - at < record_)
-                return fail(
-                    ErrorCode::truncated, Status::invalid_chunk, at, chunk_path(i),
-                    fmt::format(
-                        "expected chunk record {} of {} (the header declares {}), found {} left in "
-                        "the body",
-                        i, byte_count(record_), h.chunk_count, byte_count(end - at)));
+        for (std::uint64_t i = 0; i < h.chunk_count; ++i) {
             ByteReader r(as_bytes(data_), at);
             ChunkPrefix p;
             p.key = r.u64();
             if (version_ == k_retired_version) p.state = r.u8();
             p.active_mask = r.u32();
             p.entity_count = r.u32();
-            if (logical_ && p.key >= *logical_)
+            if (p.key >= *logical_)
                 return fail(ErrorCode::bad_chunk, Status::invalid_chunk, at, chunk_path(i) + ".key",
                             fmt::format("expected a key below the logical chunk count {}, found {}",
                                         *logical_, p.key));
@@ -398,12 +422,19 @@ template <class Sink> class Reader {
                         "expected a key above the previous chunk's {} (keys strictly increase), "
                         "found {}",
                         previous, p.key));
+            // The retired v1 reader (tess 0.12) refused a state that is no ChunkState.
+            if (p.state && *p.state > k_chunk_state_max)
+                return fail(ErrorCode::bad_chunk, Status::invalid_chunk, at + 8,
+                            chunk_path(i) + "." + std::string(k_state),
+                            fmt::format("expected a chunk state of 0 (sleeping) or 1 (active), "
+                                        "found {}",
+                                        *p.state));
             sink_.on_chunk(p, at);
             std::size_t column_at = r.pos();
             for (std::size_t f = 0; f < descriptors_.size(); ++f) {
                 const Descriptor& d = descriptors_[f];
                 const std::size_t length =
-                    static_cast<std::size_t>(*tiles_ * d.width); // fits: checked above
+                    static_cast<std::size_t>(*tiles_ * d.width); // fits: the equation holds
                 const std::string_view bytes = data_.substr(column_at, length);
                 sink_.on_column(f, descriptor_type(d.kind, d.width), bytes, column_at);
                 if (d.kind == k_kind_bool && !bad_bool) {
@@ -424,17 +455,16 @@ template <class Sink> class Reader {
             previous = p.key;
         }
         sink_.on_chunks_end(at);
-        if (at < end) {
-            sink_.on_trailing(data_.substr(at), at);
-            return fail(ErrorCode::trailing_bytes, Status::corrupt, at, {},
-                        fmt::format("expected the body to end after the {} chunk records the "
-                                    "header declares, found "
-                                    "{} more ({} whole records)",
-                                    h.chunk_count, byte_count(end - at), (end - at) / record_));
-        }
-        if (bad_bool)
+        // 4.3 step 9: inspect_world_archive decodes no scalar and says Ok; load_world_archive
+        // decodes every one before it writes any and refuses the archive.
+        if (bad_bool) {
+            only_load_refuses_ = !findings_.has_errors();
             return fail(ErrorCode::bad_value, Status::corrupt, bad_bool->offset, bad_bool->path,
-                        fmt::format("expected a bool byte of 0 or 1, found {}", bad_bool->value));
+                        fmt::format("expected a bool byte of 0 or 1, found {}: the inspection "
+                                    "(inspect_world_archive) reads it and says Ok, the load "
+                                    "(load_world_archive) refuses it",
+                                    bad_bool->value));
+        }
         return true;
     }
 
@@ -506,6 +536,7 @@ template <class Sink> class Reader {
     std::optional<std::uint64_t> logical_;
     std::uint64_t record_ = 0;
     std::vector<Descriptor> descriptors_;
+    bool only_load_refuses_ = false;
 };
 
 } // namespace sparksave::tess_world

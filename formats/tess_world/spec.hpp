@@ -30,16 +30,21 @@
 //     then for each field, in descriptor order: tiles x width bytes of little-endian scalars,
 //     tiles = chunk.x * chunk.y * chunk.z
 //
-// Checks (4.3), in this order; the first failure ends the read (a CRC mismatch does not when
-// salvaging, so `dump` can still show the data). Each message ends with the tess status:
+// Checks (4.3), in this order, tess's own (parse_world_archive, then load_world_archive, in
+// include/tess/persistence/archive.h of kindjie/tess); the first failure ends the read (a CRC
+// mismatch does not when salvaging, so `dump` can still show the data). Each message ends with
+// the tess status:
 //
 //   fewer than 8 bytes                               truncated          Truncated
 //   wrong magic                                      bad_magic          InvalidMagic
 //   fewer than 12 bytes                              truncated          Truncated
-//   version 1                                        needs_migration    (warning; tess:
-//                                                                        UnsupportedFormat)
+//   version 1                                        needs_migration    (warning; tess 0.13:
+//                                                                        UnsupportedFormat; the
+//                                                                        rest is read by the
+//                                                                        0.12 reader's rules)
 //   version other than 1 or 2                        unsupported_version UnsupportedFormat
 //   fewer than 121 bytes                             truncated          Truncated
+//   121 + bodySize overflows 64 bits                 size_mismatch      Corrupt
 //   shorter than the declared body                   truncated          Truncated
 //   longer than the declared body                    trailing_bytes     Corrupt
 //   CRC-32 mismatch                                  checksum_mismatch  Corrupt
@@ -47,19 +52,30 @@
 //   a zero world or chunk dimension                  bad_value          Corrupt
 //   a world size not divisible by the chunk size     bad_value          Corrupt
 //   residency not 1 or 2                             bad_value          Corrupt
-//   descriptors that do not fit in the body          truncated          Corrupt
+//   descriptors, one by one: the body ends inside
+//   one                                              truncated          Corrupt
 //   a kind not 1..4, a width not 1/2/4/8, a bool
 //   not 1 wide, a float not 4 or 8 wide, a repeated id bad_descriptor   Corrupt
-//   record size mismatch: the bytes after the
-//   descriptors are not a whole number of records,
-//   or one record's size does not fit in 64 bits     size_mismatch      Corrupt
+//   the record-size equation, before any record:
+//   tiles (chunk.x * chunk.y * chunk.z) overflow     size_mismatch      Corrupt
+//   one record's size overflows                      size_mismatch      Corrupt
+//   chunkCount x record size overflows or is not
+//   the body after the descriptors (a missing or
+//   short record, whole records left over)           size_mismatch      Corrupt
+//   the logical chunk count prod(size/chunk)
+//   overflows 64 bits (sparse too)                   limit_exceeded     Corrupt
 //   a dense archive whose chunk count is not the
-//   logical chunk count (prod size/chunk)            bad_chunk          InvalidChunk
-//   a record cut short by the end of the body        truncated          InvalidChunk
-//   a key >= the logical chunk count                 bad_chunk          InvalidChunk
-//   a key not above the previous one                 bad_chunk          InvalidChunk
-//   whole records left after chunkCount of them      trailing_bytes     Corrupt
-//   a bool byte other than 0 or 1                    bad_value          Corrupt
+//   logical chunk count                              bad_chunk          InvalidChunk
+//   per record: a key >= the logical chunk count, a
+//   key not above the previous one, (v1) a chunk
+//   state above 1                                    bad_chunk          InvalidChunk
+//   a bool byte other than 0 or 1: the inspection
+//   says Ok, the load refuses                        bad_value          Corrupt
+//
+// Beyond the checks, `info`'s verdict "tess loads it" is false, with the reason, where no tess
+// world can load an archive that passes them (summarize.cpp): chunk dimensions that are not
+// powers of two, a world axis above 2^63 - 1 (tess::Shape / ShapeTraits: ShapeMismatch), a key
+// layout version other than 1 (KeyLayoutMismatch), no fields (FieldMismatch).
 //
 // The tree (lib/include/sparksave/document.hpp), root children in this order:
 //
@@ -86,7 +102,9 @@
 //       fields        list of columns in descriptor order: NodeKind::column nodes whose value
 //                     is the column's bytes in the file (column.hpp: type and tag give the
 //                     element kind and width, "u8" ... "f64", "bool")
-//   trailing          bytes after the last record (only in an invalid file)
+//   trailing          bytes after the last record: the reader never makes it (the
+//                     record-size equation refuses such a file first), `pack` accepts it to
+//                     build invalid files
 //
 // Node paths: header.worldSize.x, fields[0].kind, chunks[12].fields[0] (the column of field 0
 // in the 13th record), and in diff chunks[name=12].fields[0][17] (tile 17 of that column).
@@ -138,6 +156,9 @@ inline constexpr std::uint64_t k_max_file_size = 256ull << 20;
 // Lattice ids (4.1): "ORTH" and "HEXA" read as big-endian text, stored little-endian.
 inline constexpr std::uint32_t k_lattice_orthogonal = 0x4F525448;
 inline constexpr std::uint32_t k_lattice_hex_axial = 0x48455841;
+
+// The v1 chunk-state byte (4.2): tess's ChunkState, 0 ResidentSleeping, 1 ResidentActive.
+inline constexpr std::uint8_t k_chunk_state_max = 1;
 
 inline constexpr std::uint8_t k_residency_dense = 1;
 inline constexpr std::uint8_t k_residency_sparse = 2;

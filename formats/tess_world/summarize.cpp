@@ -5,6 +5,8 @@
 #include "sparksave/tess_world.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 
 namespace sparksave::tess_world {
 
@@ -21,16 +23,13 @@ class SummarySink {
     void on_column(std::size_t, ColumnType, std::string_view, std::size_t) {}
     void on_chunk_end(std::size_t) {}
     void on_chunks_end(std::size_t) {}
-    void on_trailing(std::string_view bytes, std::size_t) { trailing_ = bytes.size(); }
 
     const std::vector<Descriptor>& descriptors() const noexcept { return descriptors_; }
     std::uint64_t chunks() const noexcept { return chunks_; }
-    std::uint64_t trailing() const noexcept { return trailing_; }
 
   private:
     std::vector<Descriptor> descriptors_;
     std::uint64_t chunks_ = 0;
-    std::uint64_t trailing_ = 0;
 };
 
 std::string coded(std::string_view name, std::uint64_t value, std::string_view hex_format) {
@@ -42,6 +41,41 @@ std::string coded(std::string_view name, std::uint64_t value, std::string_view h
 std::string describe(const Descriptor& d) {
     return fmt::format("{:#018x} v{} {} {}-byte", d.id, d.version,
                        coded(kind_name(d.kind), d.kind, "kind {}"), d.width);
+}
+
+// Why no tess world can load an archive that passes every check of 4.3 (FORMATS.md 4.3, "tess
+// loads it"), in the order load_world_archive compares: the shape (tess::Shape wants power-of-two
+// chunk dimensions, ShapeTraits world axes that fit int64), the key layout, the fields (a
+// PersistenceSchema declares at least one). Empty when some world can.
+std::vector<std::string> why_no_world_loads(const Header& h) {
+    std::vector<std::string> why;
+    auto shape = [](const std::array<std::uint64_t, 3>& v) {
+        return fmt::format("{} x {} x {}", v[0], v[1], v[2]);
+    };
+    if (!std::all_of(h.chunk.begin(), h.chunk.end(),
+                     [](std::uint64_t c) { return std::has_single_bit(c); }))
+        why.push_back(fmt::format("chunk size {} is not a power of two on every axis (tess::Shape "
+                                  "refuses it: ShapeMismatch for every world)",
+                                  shape(h.chunk)));
+    constexpr std::uint64_t k_axis_max = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < 3; ++i)
+        if (h.world[i] > k_axis_max)
+            why.push_back(fmt::format("world size {} is {}, above 2^63 - 1 (ShapeTraits refuses "
+                                      "it: ShapeMismatch for every world)",
+                                      k_axes[i], h.world[i]));
+    if (h.key_layout_version != 1)
+        why.push_back(fmt::format("key layout version {}, tess knows only 1 (KeyLayoutMismatch)",
+                                  h.key_layout_version));
+    if (h.field_count == 0)
+        why.push_back("no fields (a PersistenceSchema declares at least one: FieldMismatch for "
+                      "every schema)");
+    return why;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+    return out;
 }
 
 } // namespace
@@ -95,9 +129,6 @@ Summary summarize(std::string_view bytes) {
         if (reader.tiles())
             s.counts.push_back(
                 {"tilesPerChunk", "tiles/chunk", fmt::format("{}", *reader.tiles()), true});
-        if (sink.trailing())
-            s.counts.push_back(
-                {"trailingBytes", "trailing", fmt::format("{}", sink.trailing()), true});
         std::vector<std::pair<std::string, std::uint64_t>> kinds;
         for (const auto& d : ds) {
             std::string name = std::string(column_type_name(descriptor_type(d.kind, d.width)));
@@ -114,12 +145,22 @@ Summary summarize(std::string_view bytes) {
         s.common_types = std::move(kinds);
     }
 
-    if (s.findings.has_errors()) {
+    const std::vector<std::string> why =
+        reader.header_read() ? why_no_world_loads(reader.header()) : std::vector<std::string>{};
+    if (reader.only_load_refuses()) {
+        s.engine_loads = false;
+        s.engine_note = "refuses to load it: a bool byte other than 0 or 1 (inspect_world_archive "
+                        "says Ok, load_world_archive says Corrupt)";
+    } else if (s.findings.has_errors()) {
         s.engine_loads = false;
         s.engine_note = "refuses it: the file is invalid";
     } else if (s.version == k_retired_version) {
         s.engine_loads = false;
         s.engine_note = "needs migration (tess loads format version 2 only; version 1 is retired)";
+        if (!why.empty()) s.engine_note += "; and then no tess world loads it: " + joined(why);
+    } else if (!why.empty()) {
+        s.engine_loads = false;
+        s.engine_note = "no tess world loads it: " + joined(why);
     } else {
         s.engine_loads = true;
         s.engine_note = "loads it";

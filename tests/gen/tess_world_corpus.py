@@ -10,7 +10,10 @@ tess-golden-v2 and tess-canonical-v1 into valid/, tess-bad-magic into invalid/.
 
 This encoder is written from FORMATS.md section 4 alone, independently of the C++ writer, so a
 writer bug cannot hide behind fixtures it produced itself. Deterministic: rerunning it rewrites
-the same bytes. Run from the repository root: python3 tests/gen/tess_world_corpus.py
+the same bytes. Run it from anywhere: python3 tests/gen/tess_world_corpus.py [--real DIR]
+[--prune]. It checks its inputs (the real files, the testdata directory) and builds the whole
+corpus in memory before it writes a byte; it never deletes a file it did not make unless told
+to (--prune), and then only after the new corpus is written.
 """
 import os
 import shutil
@@ -173,13 +176,24 @@ def valid_files():
     a.add(0, [list(range(0, 4000, 100)), [i / 4 - 3 for i in range(40)]], mask=0xABCDEF01, entities=40)
     out["forty-tiles.tessw"] = a.encode()
 
-    # A retired v1 archive of its own: sparse, chunk states 0, 1 and 2.
+    # A retired v1 archive of its own: sparse, chunk states 0 (sleeping) and 1 (active), the
+    # only two the v1 reader accepted.
     a = Archive(version=1, world=(3, 1, 1), chunk=(1, 1, 1), residency=SPARSE, library=(0, 12, 4))
     a.field(5, UNSIGNED, 2)
     a.field(6, BOOL, 1)
-    for key, state in ((0, 0), (1, 2), (2, 1)):
+    for key, state in ((0, 0), (1, 1), (2, 0)):
         a.add(key, [[1000 + key], [key % 2]], mask=key, entities=key, state=state)
     out["v1-sparse-states.tessw"] = a.encode()
+
+    # Archives tess inspects as Ok but no tess world loads (4.3 "tess loads it"); no-fields and
+    # forty-tiles (chunk 5 x 4 x 2, not powers of two) above are two more.
+    a = base()
+    a.key_layout = 2
+    out["key-layout-2.tessw"] = a.encode()
+    a = Archive(world=(2**63, 1, 1), chunk=(1, 1, 1), residency=SPARSE)
+    a.field(0x99, UNSIGNED, 1)
+    a.add(2**63 - 1, [[1]])
+    out["world-axis-2-63.tessw"] = a.encode()
     return out
 
 
@@ -249,7 +263,7 @@ def invalid_files():
     a.chunks = []
     a.field_count = 3
     a.residency = SPARSE
-    case("descriptors-past-body", a.encode(), "error truncated 0x79 fields")
+    case("descriptors-past-body", a.encode(), f"error truncated {hex(121 + 17)} fields[1]")
     for name, kind, width, at, path in (("bad-kind", 5, 1, 121 + 12, "fields[0].kind"),
                                         ("bad-width", UNSIGNED, 3, 121 + 13, "fields[0].width"),
                                         ("bool-width-2", BOOL, 2, 121 + 13, "fields[0].width"),
@@ -263,9 +277,27 @@ def invalid_files():
     a = base()
     a.extra = b"\0\0\0"
     case("record-size-mismatch", a.encode(), f"error size_mismatch {hex(121 + 17)} chunks")
-    a = Archive(world=(2**32, 2**32, 1), chunk=(2**32, 2**32, 1), residency=SPARSE)
-    a.field(1, UNSIGNED, 1)
+    # tiles x width fits (2^64 - 8), the 16-byte prefix on top does not.
+    a = Archive(world=(2**61 - 1, 1, 1), chunk=(2**61 - 1, 1, 1), residency=SPARSE)
+    a.field(1, UNSIGNED, 8)
     case("record-size-overflow", a.encode(), f"error size_mismatch {hex(121 + 17)} chunks")
+    # The tiles of one chunk overflow 64 bits: Corrupt even with no field to store.
+    a = Archive(world=(2**32, 2**32, 1), chunk=(2**32, 2**32, 1), residency=SPARSE)
+    case("tiles-overflow", a.encode(), "error size_mismatch 0x30 header.chunkSize")
+    # chunkCount x record size overflows 64 bits.
+    a = sparse_base()
+    a.chunk_count = 2**64 - 1
+    case("record-count-overflow", a.encode(), f"error size_mismatch {hex(121 + 17)} chunks")
+    # 121 + bodySize overflows 64 bits: Corrupt, not Truncated.
+    a = base()
+    a.body_size = 2**64 - 1
+    case("body-size-overflow", a.encode(), "error size_mismatch 0xc header.bodySize")
+    # A sparse archive whose logical chunk count (2^40 x 2^40 x 1) overflows: tess says Corrupt
+    # even though every record is whole and its key is small.
+    a = Archive(world=(2**40, 2**40, 1), chunk=(1, 1, 1), residency=SPARSE)
+    a.field(0x99, UNSIGNED, 1)
+    a.add(5, [[1]])
+    case("logical-count-overflow", a.encode(), "error limit_exceeded 0x18 header.worldSize")
     a = base()
     a.chunks = a.chunks[:1]
     case("dense-missing-chunk", a.encode(), "error bad_chunk 0x71 header.chunkCount")
@@ -273,7 +305,14 @@ def invalid_files():
     a.add(1, [[1]])
     a.add(2, [[2]])
     a.chunk_count = 3
-    case("short-record", a.encode(), f"error truncated {hex(121 + 17 + 2 * 17)} chunks[2]")
+    # The record-size equation comes before the records: Corrupt, never InvalidChunk.
+    case("short-record", a.encode(), f"error size_mismatch {hex(121 + 17)} chunks")
+    a = sparse_base()
+    a.add(1, [[1]])
+    a.add(2, [[2]])
+    a.extra = b"\0" * 7  # the last record cut short, as much as a 17-byte record is long
+    a.chunk_count = 3
+    case("cut-record", a.encode(), f"error size_mismatch {hex(121 + 17)} chunks")
     a = sparse_base()
     a.add(8, [[1]])
     case("key-out-of-range", a.encode(), f"error bad_chunk {hex(121 + 17)} chunks[0].key")
@@ -289,12 +328,25 @@ def invalid_files():
     a.add(1, [[1]])
     a.add(2, [[2]])
     a.chunk_count = 1
-    case("leftover-records", a.encode(), f"error trailing_bytes {hex(121 + 17 + 17)} -")
+    case("leftover-records", a.encode(), f"error size_mismatch {hex(121 + 17)} chunks")
     a = Archive(world=(2, 2, 1), chunk=(2, 2, 1))
     a.field(1, UNSIGNED, 1)
     a.field(2, BOOL, 1)
     a.add(0, [[1, 2, 3, 4], [1, 2, 0, 1]])
     case("bool-byte-2", a.encode(), f"error bad_value {hex(121 + 34 + 16 + 4 + 1)} chunks[0].fields[1][1]")
+    # v1: a chunk state above 1 (the v1 reader refused it: InvalidChunk; never migrated).
+    a = Archive(version=1, world=(3, 1, 1), chunk=(1, 1, 1), residency=SPARSE, library=(0, 12, 0))
+    a.field(0x99, UNSIGNED, 1)
+    a.add(0, [[1]], state=1)
+    a.add(2, [[2]], state=2)
+    case("v1-chunk-state-2", a.encode(), "warning needs_migration 0x8 version",
+         f"error bad_chunk {hex(121 + 17 + 18 + 8)} chunks[1].state")
+    # v1: the key checks come before the state in one record.
+    a = Archive(version=1, world=(3, 1, 1), chunk=(1, 1, 1), residency=SPARSE, library=(0, 12, 0))
+    a.field(0x99, UNSIGNED, 1)
+    a.add(3, [[1]], state=9)
+    case("v1-key-before-state", a.encode(), "warning needs_migration 0x8 version",
+         f"error bad_chunk {hex(121 + 17)} chunks[0].key")
     a = base_v1()
     a.crc = 1
     case("v1-checksum-mismatch", a.encode(), "warning needs_migration 0x8 version",
@@ -309,25 +361,54 @@ def base_v1():
     return a
 
 
-def main():
-    for sub in ("valid", "invalid"):
-        d = os.path.join(ROOT, sub)
-        if os.path.isdir(d):
-            for f in os.listdir(d):
-                if f != ".gitkeep" and not f.startswith("tess-"):
-                    os.remove(os.path.join(d, f))
-    for name in ("tess-golden-v2.tessw", "tess-canonical-v1.tessw"):
-        os.makedirs(os.path.join(ROOT, "valid"), exist_ok=True)
-        shutil.copyfile(os.path.join(REAL, name), os.path.join(ROOT, "valid", name))
-    os.makedirs(os.path.join(ROOT, "invalid"), exist_ok=True)
-    shutil.copyfile(os.path.join(REAL, "tess-bad-magic.tessw"), os.path.join(ROOT, "invalid", "tess-bad-magic.tessw"))
-    write(os.path.join(ROOT, "invalid", "tess-bad-magic.tessw.expect"), b"error bad_magic 0x0 -\n")
+def main(argv):
+    """Builds everything in memory, checks its inputs, and only then writes; files the generator
+    did not make are listed (and removed only with --prune), never deleted before the new corpus
+    is written."""
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--real", default=REAL,
+                        help="the directory of the real files (default: %(default)s)")
+    parser.add_argument("--prune", action="store_true",
+                        help="remove files of valid/ and invalid/ this generator does not make")
+    args = parser.parse_args(argv)
+
+    real_names = ("tess-golden-v2.tessw", "tess-canonical-v1.tessw", "tess-bad-magic.tessw")
+    missing = [n for n in real_names if not os.path.isfile(os.path.join(args.real, n))]
+    if missing:
+        raise SystemExit(f"tess_world_corpus.py: expected the real files {', '.join(missing)} in "
+                         f"{os.path.abspath(args.real)} (give --real DIR); nothing was written")
+    if not os.path.isdir(os.path.dirname(ROOT)):
+        raise SystemExit(f"tess_world_corpus.py: expected the directory {os.path.abspath(os.path.dirname(ROOT))} "
+                         "(run it from a checkout of the repository); nothing was written")
+
+    out = {}  # relative path -> bytes
+    for name in real_names[:2]:
+        with open(os.path.join(args.real, name), "rb") as f:
+            out[os.path.join("valid", name)] = f.read()
+    with open(os.path.join(args.real, real_names[2]), "rb") as f:
+        out[os.path.join("invalid", real_names[2])] = f.read()
+    out[os.path.join("invalid", real_names[2] + ".expect")] = b"error bad_magic 0x0 -\n"
     for name, data in valid_files().items():
-        write(os.path.join(ROOT, "valid", name), data)
+        out[os.path.join("valid", name)] = data
     for name, data, expect in invalid_files():
-        write(os.path.join(ROOT, "invalid", name + ".tessw"), data)
-        write(os.path.join(ROOT, "invalid", name + ".tessw.expect"), expect.encode())
+        out[os.path.join("invalid", name + ".tessw")] = data
+        out[os.path.join("invalid", name + ".tessw.expect")] = expect.encode()
+
+    for rel, data in sorted(out.items()):
+        write(os.path.join(ROOT, rel), data)
+    for sub in ("valid", "invalid"):
+        for f in sorted(os.listdir(os.path.join(ROOT, sub))):
+            rel = os.path.join(sub, f)
+            if f == ".gitkeep" or rel in out:
+                continue
+            if args.prune:
+                os.remove(os.path.join(ROOT, rel))
+                print(f"removed {rel} (not made by this generator)")
+            else:
+                print(f"kept {rel}: not made by this generator (--prune removes it)")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    main(sys.argv[1:])

@@ -8,14 +8,17 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/json_out.hpp"
+#include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "support.hpp"
 #include "text_util.hpp"
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace sparksave;
@@ -320,4 +323,153 @@ TEST_CASE("atomic write never clobbers when asked, and fails cleanly") {
         fs::permissions(dir.path, fs::perms::owner_all);
         CHECK(test::read_bytes(target) == "original");
     }
+}
+
+TEST_CASE("read_input opens once: a pipe is read as a stream, decided on its head, bounded") {
+    // The endless writer below meets a closed pipe: an error, not the end of the test program.
+    const auto previous = std::signal(SIGPIPE, SIG_IGN);
+    int fds[2];
+    REQUIRE(::pipe(fds) == 0);
+    const std::string save(10000, 'x');
+    std::thread writer([&] {
+        std::size_t at = 0;
+        while (at < save.size()) {
+            ssize_t n = ::write(fds[1], save.data() + at, save.size() - at);
+            if (n <= 0) break;
+            at += static_cast<std::size_t>(n);
+        }
+        ::close(fds[1]);
+    });
+    std::string seen_head;
+    const fs::path path = "/dev/fd/" + std::to_string(fds[0]);
+    auto r = read_input(path, 4096, [&](std::string_view head) -> Result<std::uint64_t> {
+        seen_head = std::string(head);
+        return 1 << 20;
+    });
+    writer.join();
+    ::close(fds[0]);
+    REQUIRE(r);
+    CHECK(seen_head.size() == 4096);
+    CHECK((*r).source->view() == save); // nothing lost to a second open
+    CHECK_FALSE((*r).identity.regular);
+
+    // An endless stream stops at the limit that its head chose.
+    REQUIRE(::pipe(fds) == 0);
+    std::atomic<bool> stop{false};
+    std::thread endless([&] {
+        const std::string block(65536, 'y');
+        while (!stop && ::write(fds[1], block.data(), block.size()) > 0) {}
+        ::close(fds[1]);
+    });
+    auto big = read_input("/dev/fd/" + std::to_string(fds[0]), 4096,
+                          [](std::string_view) -> Result<std::uint64_t> { return 3 << 20; });
+    stop = true;
+    ::close(fds[0]);
+    endless.join();
+    REQUIRE_FALSE(big);
+    CHECK(big.error().code == ErrorCode::too_large);
+
+    // The head's verdict stops the read at once (no known format: nothing more is read).
+    TempDir dir;
+    std::ofstream(dir.path / "f", std::ios::binary) << "not a save";
+    auto refused = read_input(dir.path / "f", 4096, [](std::string_view) -> Result<std::uint64_t> {
+        return make_error(ErrorCode::unknown_format, "no");
+    });
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().code == ErrorCode::unknown_format);
+    std::signal(SIGPIPE, previous);
+}
+
+TEST_CASE("names a walk never takes: sparksave's temporary files and backups") {
+    CHECK(is_temporary_name(".slot1.spark_save.sparksave-Ab12Cd"));
+    CHECK(is_temporary_name(".x.sparksave-000000"));
+    CHECK_FALSE(is_temporary_name("slot1.spark_save.sparksave-Ab12Cd")); // not hidden
+    CHECK_FALSE(is_temporary_name(".slot1.spark_save.sparksave-Ab12C")); // five characters
+    CHECK_FALSE(is_temporary_name(".slot1.spark_save.sparksave-Ab12C!"));
+    CHECK(is_backup_name("slot1.spark_save.v1.bak"));
+    CHECK(is_backup_name("mmo.kv.v12.bak"));
+    CHECK(backup_name("a/slot1.spark_save", 3) == "a/slot1.spark_save.v3.bak");
+    CHECK_FALSE(is_backup_name("slot1.spark_save.bak")); // the engine's own backup
+    CHECK_FALSE(is_backup_name("slot1.spark_save.v.bak"));
+    CHECK_FALSE(is_backup_name(".v1.bak"));
+}
+
+TEST_CASE("atomic write: the temporary name fits where the target's does") {
+    TempDir dir;
+    const std::string name(250, 'n');
+    REQUIRE(write_file_atomic(dir.path / name, "first"));
+    REQUIRE(write_file_atomic(dir.path / name, "second"));
+    CHECK(test::read_bytes(dir.path / name) == "second");
+    CHECK(dir.entries() == 1);
+}
+
+TEST_CASE("atomic write refuses a destination that is not a regular file") {
+    TempDir dir;
+    const fs::path fifo = dir.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    auto r = write_file_atomic(fifo, "data");
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == ErrorCode::io_error);
+    CHECK(r.error().message.find("not a regular file") != std::string::npos);
+    struct stat st {};
+    REQUIRE(::lstat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode));
+    CHECK(dir.entries() == 1);
+}
+
+TEST_CASE("atomic write in place: never renamed over a file that changed since it was read") {
+    TempDir dir;
+    const fs::path save = dir.path / "save";
+    REQUIRE(write_file_atomic(save, "original"));
+    auto read = read_input(save, 0, [](std::string_view) -> Result<std::uint64_t> { return 100; });
+    REQUIRE(read);
+    AtomicWriteOptions options;
+    options.expect_unchanged = read->identity;
+    auto file = AtomicFile::create(save, options);
+    REQUIRE(file);
+    REQUIRE((*file)->write("migrated"));
+    std::ofstream(save, std::ios::binary | std::ios::app) << " and the engine's append";
+    auto committed = (*file)->commit();
+    REQUIRE_FALSE(committed);
+    CHECK(committed.error().message.find("changed while it was being migrated") !=
+          std::string::npos);
+    file->reset();
+    CHECK(test::read_bytes(save) == "original and the engine's append");
+    CHECK(dir.entries() == 1);
+}
+
+TEST_CASE("atomic write: a companion (a backup) goes when its write does not complete") {
+    TempDir dir;
+    const fs::path save = dir.path / "save";
+    REQUIRE(write_file_atomic(save, "original"));
+    {
+        AtomicWriteOptions refuse;
+        refuse.verify = [](std::string_view) -> Result<void> {
+            return make_error(ErrorCode::bad_value, "no");
+        };
+        auto file = AtomicFile::create(save, refuse);
+        REQUIRE(file);
+        AtomicWriteOptions backup;
+        backup.replace_existing = false;
+        backup.companion_of = file->get();
+        REQUIRE(write_file_atomic(dir.path / "save.v1.bak", "original", backup));
+        CHECK(fs::exists(dir.path / "save.v1.bak"));
+        REQUIRE((*file)->write("new"));
+        CHECK_FALSE((*file)->commit());
+    }
+    CHECK_FALSE(fs::exists(dir.path / "save.v1.bak")); // removed with the failed write
+    CHECK(test::read_bytes(save) == "original");
+    {
+        auto file = AtomicFile::create(save);
+        REQUIRE(file);
+        AtomicWriteOptions backup;
+        backup.replace_existing = false;
+        backup.companion_of = file->get();
+        REQUIRE(write_file_atomic(dir.path / "save.v1.bak", "original", backup));
+        REQUIRE((*file)->write("new"));
+        REQUIRE((*file)->commit());
+    }
+    CHECK(test::read_bytes(dir.path / "save.v1.bak") == "original"); // kept: the write completed
+    CHECK(test::read_bytes(save) == "new");
+    CHECK(dir.entries() == 2);
 }
