@@ -498,7 +498,10 @@ int run_migrate(const MigrateOptions& o) {
     int exit_code = list.errors ? k_exit_trouble : k_exit_ok;
     auto emit = [&](const std::string& text) {
         if (!to_stdout) {
+            // Each file's line goes out at once: a closed pipe (`migrate ... | head -1`) is
+            // noticed at the next file, so no new work starts after it (CLI.md "Everywhere").
             out(text);
+            out_flush();
             return;
         }
         out_flush();

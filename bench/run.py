@@ -7,7 +7,8 @@ bench/out/full/results.md, or bench/out/quick/ with --quick).
     python3 bench/run.py            # full size: ~256 MB saves, 10,000 small files
     python3 bench/run.py --quick    # tiny inputs, to keep the bench from rotting (CI)
 
-Needs a release build (made with `cmake --preset release` unless --build-dir is given), gcc
+Needs an optimised build with the benchmark programs (made with `cmake --preset bench` unless
+--build-dir is given), gcc
 and zlib for the limit peer, node + npm for the Kaitai peer (installed into bench/node_modules),
 valgrind for instruction counts. Timings are wall-clock, best of --repeat runs, hot page cache;
 peak memory is the child's max RSS.
@@ -49,9 +50,9 @@ def mb(n):
 
 def build(build_dir):
     if build_dir is None:
-        build_dir = os.path.join(ROOT, "build", "release")
-        subprocess.run(["cmake", "--preset", "release"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(["cmake", "--build", "--preset", "release", "--target", "sparksave_cli", "gen_saves"],
+        build_dir = os.path.join(ROOT, "build", "bench")
+        subprocess.run(["cmake", "--preset", "bench"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", "--preset", "bench", "--target", "sparksave_cli", "gen_saves"],
                        cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return os.path.join(build_dir, "sparksave"), os.path.join(build_dir, "bench", "gen_saves")
 
