@@ -27,8 +27,23 @@ struct FileResult {
     bool ok = false;
     bool unreadable = false;
     bool skipped = false; // found in a walk, of no known format
+    FileList::Role role = FileList::Role::save;
     Error load_error;
 };
+
+// The engine's companions of a slot are checked as what they are (CLI.md "Everywhere",
+// FORMATS.md §1.7): the engine's fallback revision, or a write it never finished.
+std::string_view companion_label(FileList::Role role) {
+    switch (role) {
+    case FileList::Role::engine_backup:
+        return "the engine's backup of a slot";
+    case FileList::Role::engine_temp:
+        return "an interrupted engine write, which the engine ignores";
+    case FileList::Role::save:
+        break;
+    }
+    return {};
+}
 
 void append_json_finding(std::string& line, const Error& f) {
     line += "{\"severity\": ";
@@ -61,6 +76,10 @@ std::string json_line(const FileResult& r) {
     line += r.format && !r.unreadable && r.summary.engine_loads ? "true" : "false";
     if (r.summary.checksum)
         line += fmt::format(", \"checksum\": \"{:#010x}\"", *r.summary.checksum);
+    if (r.role != FileList::Role::save) {
+        line += ", \"companion\": ";
+        append_json_string(line, r.role == FileList::Role::engine_backup ? "backup" : "tmp");
+    }
     line += ", \"findings\": [";
     bool first = true;
     auto add = [&](const Error& f) {
@@ -91,6 +110,7 @@ std::string text_lines(const FileResult& r, const VerifyOptions& o, bool color) 
     text += fmt::format(": {}", r.format->name);
     if (r.summary.version_known) text += fmt::format(" v{}", r.summary.version);
     if (r.summary.checksum) text += fmt::format(", crc32 {:#010x}", *r.summary.checksum);
+    if (r.role != FileList::Role::save) text += fmt::format(" ({})", companion_label(r.role));
     text += '\n';
     if (has_findings) {
         for (const auto& f : r.summary.findings.items()) {
@@ -117,6 +137,7 @@ int run_verify(const VerifyOptions& o) {
         [&](std::size_t i) {
             FileResult& r = results[i];
             r.path = list.files[i].path;
+            r.role = list.files[i].role;
             const bool walked = list.files[i].from_directory;
             try {
                 Loaded loaded = load_input(r.path, walked);
