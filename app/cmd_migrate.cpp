@@ -494,8 +494,8 @@ int run_migrate(const MigrateOptions& o) {
     }
     std::vector<Outcome> outcomes(list.files.size());
     std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0;
-    const std::size_t unreadable = list.errors;
-    int exit_code = list.errors ? k_exit_trouble : k_exit_ok;
+    const std::size_t unreadable = list.problems.size();
+    int exit_code = list.problems.size() ? k_exit_trouble : k_exit_ok;
     auto emit = [&](const std::string& text) {
         if (!to_stdout) {
             // Each file's line goes out at once: a closed pipe (`migrate ... | head -1`) is

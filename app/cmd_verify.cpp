@@ -130,7 +130,7 @@ int run_verify(const VerifyOptions& o) {
     FileList list = collect_files(o.paths);
     std::vector<FileResult> results(list.files.size());
     const bool color = color_stdout() && !o.json;
-    std::size_t ok = 0, failed = 0, skipped = 0, unreadable = list.errors;
+    std::size_t ok = 0, failed = 0, skipped = 0, unreadable = list.problems.size();
     Progress progress("verifying", list.files.size());
     parallel_for_ordered(
         list.files.size(), o.jobs,
@@ -185,7 +185,7 @@ int run_verify(const VerifyOptions& o) {
         });
     progress.clear();
     const std::size_t shown = list.files.size() - skipped;
-    const std::size_t total = shown + list.errors;
+    const std::size_t total = shown + list.problems.size();
     const std::size_t stale = list.stale_temps.size();
     if (!o.json && (total > 1 || skipped > 0 || stale > 0 || o.paths.size() > 1)) {
         std::string line =

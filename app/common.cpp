@@ -3,8 +3,6 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
-#include "sparksave/migrate.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 
@@ -174,15 +172,7 @@ std::string describe_finding(const Error& f, bool color) {
 
 Loaded load_input(const std::string& path, bool walked) {
     Loaded result;
-    const FormatInfo* format = forced_format();
-    auto opened =
-        read_input(path, k_detect_bytes, [&](std::string_view head) -> Result<std::uint64_t> {
-            if (!format) format = detect_format(head, walked);
-            if (!format)
-                return make_error(ErrorCode::unknown_format,
-                                  "not a save file of any known format (" + format_names() + ")");
-            return format->max_file_size;
-        });
+    auto opened = open_input(path, forced_format(), walked);
     if (!opened) {
         result.error = std::move(opened).error();
         const ErrorCode code = result.error.code;
@@ -191,105 +181,21 @@ Loaded load_input(const std::string& path, bool walked) {
                                : k_exit_trouble;
         return result;
     }
-    result.input = Input{path, std::move(opened->source), format, opened->identity};
+    result.input = std::move(*opened);
     return result;
 }
 
-namespace {
-std::atomic<std::size_t> g_faults_reported{0};
-}
-
 bool unreported_changes() {
-    return sparksave::mapping_faults() > g_faults_reported.load();
+    return mapping_faults() > changes_reported();
 }
 
 bool skipped_in_walk(const Loaded& loaded, bool walked) {
     return walked && !loaded.input && loaded.error.code == ErrorCode::unknown_format;
 }
 
-std::optional<Error> changed_while_read(const Input& input) {
-    if (!input.source->changed()) return std::nullopt;
-    g_faults_reported.fetch_add(1);
-    return make_error(ErrorCode::io_error,
-                      "the file changed while it was read (another program truncated it): what "
-                      "was read is not the file");
-}
-
-namespace {
-
-// One directory of a walk: its entries sorted, each regular file (or link to one) taken as the
-// walk's rules say, each subdirectory (not a link to one) walked after. The directory is read
-// whole and closed before its subdirectories are opened: one descriptor at a time, whatever
-// the depth.
-void walk_directory(const fs::path& dir, const std::string& root, FileList& list) {
-    std::vector<std::pair<std::string, bool>> entries; // name, is a directory
-    {
-        std::error_code ec;
-        fs::directory_iterator it(dir, ec), end;
-        for (; !ec && it != end; it.increment(ec)) {
-            std::error_code sec;
-            const fs::file_status link = it->symlink_status(sec);
-            if (sec) continue;
-            if (fs::is_directory(link)) {
-                entries.emplace_back(it->path().filename().string(), true);
-                continue;
-            }
-            // A link is followed to what it names: a regular file is taken, a directory not.
-            const fs::file_status st = fs::is_symlink(link) ? it->status(sec) : link;
-            if (!sec && fs::is_regular_file(st))
-                entries.emplace_back(it->path().filename().string(), false);
-        }
-        if (ec) {
-            message(show_path(dir.string()), "cannot read the directory: " + ec.message());
-            ++list.errors;
-            // What was read before the error is still walked.
-        }
-    }
-    std::sort(entries.begin(), entries.end());
-    for (const auto& [name, is_dir] : entries) {
-        const fs::path p = dir / name;
-        if (is_dir) {
-            walk_directory(p, root, list);
-            continue;
-        }
-        if (is_temporary_name(name)) {
-            list.stale_temps.push_back(p.string());
-            continue;
-        }
-        if (is_backup_name(name)) continue; // sparksave's own backup: never a save to process
-        FileList::Role role = FileList::Role::save;
-        switch (spark_save::slot_file_kind(name)) {
-        case spark_save::SlotFile::backup:
-            role = FileList::Role::engine_backup;
-            break;
-        case spark_save::SlotFile::temp:
-            role = FileList::Role::engine_temp;
-            break;
-        default:
-            break;
-        }
-        list.files.push_back({p.string(), true, root, role});
-    }
-}
-
-} // namespace
-
 FileList collect_files(const std::vector<std::string>& paths) {
-    FileList list;
-    for (const auto& path : paths) {
-        std::error_code ec;
-        if (path == "-" || !fs::is_directory(path, ec)) {
-            FileList::Role role = FileList::Role::save;
-            const std::string name = fs::path(path).filename().string();
-            if (spark_save::slot_file_kind(name) == spark_save::SlotFile::backup)
-                role = FileList::Role::engine_backup;
-            else if (spark_save::slot_file_kind(name) == spark_save::SlotFile::temp)
-                role = FileList::Role::engine_temp;
-            list.files.push_back({path, false, path, role});
-            continue;
-        }
-        walk_directory(path, path, list);
-    }
+    FileList list = collect_inputs(paths);
+    for (const auto& p : list.problems) message(show_path(p.path), p.message);
     return list;
 }
 

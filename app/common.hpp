@@ -5,6 +5,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/input.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -53,54 +54,25 @@ std::string show_path(std::string_view path);
 // "error: at offset ...: ..." / "warning: ..." (coloured when `color`).
 std::string describe_finding(const Error& finding, bool color);
 
-// An input file read into memory with its format.
-struct Input {
-    std::string path;
-    std::shared_ptr<const Source> source;
-    const FormatInfo* format = nullptr;
-    FileIdentity identity; // the file that was read (for an in-place rename)
-};
-
-// Reading a named file: the Input, or why not. `exit_code` is k_exit_trouble when the path
-// cannot be read, k_exit_finding when it is not a save of a known format (or too large).
+// Reading a named file (sparksave/input.hpp open_input, with --input-format): the Input, or
+// why not. `exit_code` is k_exit_trouble when the path cannot be read, k_exit_finding when it is
+// not a save of a known format (or too large).
 struct Loaded {
     std::optional<Input> input;
     Error error;
     int exit_code = k_exit_ok;
 };
-// The path is opened once (a pipe or FIFO is read as a stream) and the format detected on the
-// bytes read, unless --input-format forces one. `walked`: the file was found in a directory
-// walk, where a format without a signature is only taken when --input-format names it
-// (CLI.md "Everywhere").
 Loaded load_input(const std::string& path, bool walked = false);
 // True when `loaded` failed only because a file found in a walk is of no known format: skipped
 // and counted, not an error.
 bool skipped_in_walk(const Loaded& loaded, bool walked);
-// After the input was used: an error when the file was cut short while it was read (a mapped
-// file truncated by another program): what was read is not the file.
-std::optional<Error> changed_while_read(const Input& input);
 // True when an input was cut short while it was read and no command reported it through
 // changed_while_read (main() then reports it and exits 2).
 bool unreported_changes();
 
-// The files under the command-line PATHs: a file as given, a directory walked recursively
-// (sorted, so output is stable), taking regular files only (CLI.md "Everywhere": FIFOs, sockets
-// and devices are not opened, links to directories not followed), never sparksave's own backups
-// (FILE.v<N>.bak) and temporary files. A temporary file left by an interrupted write is listed
-// apart; the engine's companions of a slot (<slot>.spark_save.bak / .tmp) are marked. A
-// directory that cannot be read is reported at once, counted in `errors`, and the walk goes on.
-struct FileList {
-    enum class Role : std::uint8_t { save, engine_backup, engine_temp };
-    struct Entry {
-        std::string path;
-        bool from_directory = false;
-        std::string root; // the command-line argument it was found under
-        Role role = Role::save;
-    };
-    std::vector<Entry> files;
-    std::vector<std::string> stale_temps; // temporary files of interrupted sparksave writes
-    std::size_t errors = 0;               // directories or entries that could not be read
-};
+// The files under the command-line PATHs (sparksave/input.hpp collect_inputs); a directory that
+// cannot be read is reported on stderr as it is met.
+using FileList = InputList;
 FileList collect_files(const std::vector<std::string>& paths);
 
 // What the work done so far earned, for a closed standard output (CLI.md "Everywhere": the

@@ -1,0 +1,65 @@
+// Inputs, the same for every command and tool: a save file opened once with its format
+// recognised on the bytes read, and the directory walk (formats/README.md §1.7 for a save
+// directory's files; the walk's rules are in sparksave(1), DIRECTORY WALKS).
+#pragma once
+
+#include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/file_io.hpp"
+#include "sparksave/format.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sparksave {
+
+// A file read into memory with its format.
+struct Input {
+    std::string path;
+    std::shared_ptr<const Source> source;
+    const FormatInfo* format = nullptr;
+    FileIdentity identity; // the file that was read (for an in-place rename)
+};
+
+// Opens `path` once ("-": standard input; a pipe or FIFO is read as a stream, up to the size
+// limit of the format its first bytes show) and recognises the format on the bytes read,
+// unless `forced` names it. `walked`: the file was met in a directory walk, where a format
+// without a signature is not taken (format.hpp FormatInfo::signature). Errors: io_error (the
+// path cannot be read), unknown_format, too_large.
+Result<Input> open_input(const std::string& path, const FormatInfo* forced = nullptr,
+                         bool walked = false);
+
+// After the input was used: an error when the file was cut short while it was read (a mapped
+// file truncated by another program), so what was read is not the file.
+std::optional<Error> changed_while_read(const Input& input);
+// How many such changes changed_while_read() reported (compare with mapping_faults()).
+std::size_t changes_reported() noexcept;
+
+// The files under a list of paths: a file as given, a directory walked recursively in sorted
+// order, one descriptor at a time whatever its depth. A walk takes regular files only (FIFOs,
+// sockets and devices are not opened, links to directories are not followed) and never
+// sparksave's own backups (FILE.v<N>.bak) or temporary files; a temporary file left by an
+// interrupted write is listed apart. The engine's companions of a slot (<slot>.spark_save.bak,
+// .tmp) are marked. A directory that cannot be read is listed in `problems` and the walk goes on.
+struct InputList {
+    enum class Role : std::uint8_t { save, engine_backup, engine_temp };
+    struct Entry {
+        std::string path;
+        bool from_directory = false;
+        std::string root; // the path it was found under
+        Role role = Role::save;
+    };
+    struct Problem {
+        std::string path;
+        std::string message;
+    };
+    std::vector<Entry> files;
+    std::vector<std::string> stale_temps; // temporary files of interrupted sparksave writes
+    std::vector<Problem> problems;        // directories that could not be read
+};
+InputList collect_inputs(const std::vector<std::string>& paths);
+
+} // namespace sparksave

@@ -1,0 +1,111 @@
+// Opening inputs once and walking directories.
+#include "sparksave/input.hpp"
+
+#include "sparksave/migrate.hpp"
+#include "sparksave/spark_save.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <filesystem>
+#include <utility>
+
+namespace fs = std::filesystem;
+
+namespace sparksave {
+
+Result<Input> open_input(const std::string& path, const FormatInfo* forced, bool walked) {
+    const FormatInfo* format = forced;
+    auto opened =
+        read_input(path, k_detect_bytes, [&](std::string_view head) -> Result<std::uint64_t> {
+            if (!format) format = detect_format(head, walked);
+            if (!format)
+                return make_error(ErrorCode::unknown_format,
+                                  "not a save file of any known format (" + format_names() + ")");
+            return format->max_file_size;
+        });
+    if (!opened) return std::move(opened).error();
+    return Input{path, std::move(opened->source), format, opened->identity};
+}
+
+namespace {
+std::atomic<std::size_t> g_changes_reported{0};
+}
+
+std::optional<Error> changed_while_read(const Input& input) {
+    if (!input.source->changed()) return std::nullopt;
+    g_changes_reported.fetch_add(1);
+    return make_error(ErrorCode::io_error,
+                      "the file changed while it was read (another program truncated it): what "
+                      "was read is not the file");
+}
+
+std::size_t changes_reported() noexcept {
+    return g_changes_reported.load();
+}
+
+namespace {
+
+InputList::Role role_of(std::string_view name) {
+    switch (spark_save::slot_file_kind(name)) {
+    case spark_save::SlotFile::backup:
+        return InputList::Role::engine_backup;
+    case spark_save::SlotFile::temp:
+        return InputList::Role::engine_temp;
+    default:
+        return InputList::Role::save;
+    }
+}
+
+// One directory of a walk: its entries sorted, each regular file (or link to one) taken as the
+// walk's rules say, each subdirectory (not a link to one) walked after. The directory is read
+// whole and closed before its subdirectories are opened: one descriptor at a time.
+void walk_directory(const fs::path& dir, const std::string& root, InputList& list) {
+    std::vector<std::pair<std::string, bool>> entries; // name, is a directory
+    {
+        std::error_code ec;
+        fs::directory_iterator it(dir, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            std::error_code sec;
+            const fs::file_status link = it->symlink_status(sec);
+            if (sec) continue;
+            if (fs::is_directory(link)) {
+                entries.emplace_back(it->path().filename().string(), true);
+                continue;
+            }
+            // A link is followed to what it names: a regular file is taken, a directory not.
+            const fs::file_status st = fs::is_symlink(link) ? it->status(sec) : link;
+            if (!sec && fs::is_regular_file(st))
+                entries.emplace_back(it->path().filename().string(), false);
+        }
+        // What was read before an error is still walked.
+        if (ec)
+            list.problems.push_back({dir.string(), "cannot read the directory: " + ec.message()});
+    }
+    std::sort(entries.begin(), entries.end());
+    for (const auto& [name, is_dir] : entries) {
+        const fs::path p = dir / name;
+        if (is_dir) {
+            walk_directory(p, root, list);
+        } else if (is_temporary_name(name)) {
+            list.stale_temps.push_back(p.string());
+        } else if (!is_backup_name(name)) { // sparksave's own backup: never a save to process
+            list.files.push_back({p.string(), true, root, role_of(name)});
+        }
+    }
+}
+
+} // namespace
+
+InputList collect_inputs(const std::vector<std::string>& paths) {
+    InputList list;
+    for (const auto& path : paths) {
+        std::error_code ec;
+        if (path == "-" || !fs::is_directory(path, ec))
+            list.files.push_back({path, false, path, role_of(fs::path(path).filename().string())});
+        else
+            walk_directory(path, path, list);
+    }
+    return list;
+}
+
+} // namespace sparksave
