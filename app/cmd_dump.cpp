@@ -62,6 +62,9 @@ class StreamedDump final : public PartConsumer {
             text_.tail(doc);
         drain();
     }
+    void stopped() override {
+        if (json_) json_->stopped();
+    }
     void finish() {
         if (json_) json_->finish();
         drain();

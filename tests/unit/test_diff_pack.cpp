@@ -428,3 +428,113 @@ TEST_CASE("diff_streamed: order is refused, a file that does not parse is report
     CHECK_FALSE(r->declined);
     CHECK(changes == 1);
 }
+
+// Issue 11, item 19: the dump of a file whose read stopped part-way says so ("complete": false)
+// and pack refuses it; a file read to its end dumps with no such member. The stop is the
+// reader's own verdict (Document::complete()), for every format; the streamed dump (JsonParts)
+// marks it the same way.
+TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and refused") {
+    std::size_t partial = 0, whole = 0;
+    for (const FormatInfo& format : format_table()) {
+        std::size_t partial_here = 0;
+        for (const char* dir : {"valid", "invalid"}) {
+            for (const auto& path : test::files_in(test::testdata() / format.name / dir, "")) {
+                if (path.extension() == ".expect") continue;
+                CAPTURE(path.string());
+                auto source = std::make_shared<const Source>(test::read_bytes(path));
+                if (!format.detect(source->view().substr(0, k_detect_bytes))) continue;
+                Parsed parsed = format.read(source, ReadOptions{});
+                std::string json;
+                format.to_json(parsed.doc, json);
+                const bool marked = json.find("\"complete\": false") != std::string::npos;
+                CHECK(marked == !parsed.doc.complete());
+                if (parsed.doc.complete()) {
+                    ++whole;
+                    continue;
+                }
+                ++partial;
+                ++partial_here;
+                CHECK(parsed.findings.has_errors()); // a read stops only at an error
+                CHECK(std::string_view(dir) == "invalid");
+                auto packed = format.from_json(json);
+                REQUIRE_FALSE(packed);
+                CHECK(packed.error().path == "complete");
+                CHECK(packed.error().message.find("stopped part-way") != std::string::npos);
+                if (format.json_parts) {
+                    struct Parts : PartConsumer {
+                        std::unique_ptr<JsonParts> json;
+                        void head(Document& d, std::uint64_t) override { json->head(d); }
+                        void item(Document& d, NodeId i, std::uint64_t) override {
+                            json->item(d, i);
+                        }
+                        void tail(Document& d) override { json->tail(d); }
+                        void stopped() override { json->stopped(); }
+                    } parts;
+                    std::string streamed;
+                    parts.json = format.json_parts(streamed);
+                    format.stream(source, parts);
+                    parts.json->finish();
+                    CHECK(streamed == json);
+                }
+            }
+        }
+        CAPTURE(format.name);
+        // Each binary format's corpus has files whose read stops early (the text formats stop
+        // only at a size or count limit).
+        if (format.id != FormatId::text_archive && format.id != FormatId::spark_kv)
+            CHECK(partial_here > 0);
+    }
+    CHECK(whole > 20);
+    CHECK(partial > 10);
+}
+
+TEST_CASE("pack: a missing mandatory member is refused, not read as empty") {
+    struct Case {
+        const char* json;
+        const char* path;
+        const char* message_part;
+    };
+    for (Case c : std::initializer_list<Case>{
+             // 1.4: the custom-state count is mandatory in v3/v4.
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": []})", "",
+              "a v3 file always has its custom-state count"},
+             {R"({"version": 4, "metadata": {"raw": ""}, "entities": []})", "",
+              "a v4 file always has its custom-state count"},
+             // v1/v2: no count is said with customStateAbsent; a missing member says nothing.
+             {R"({"version": 1, "metadata": {"raw": ""}, "entities": []})", "",
+              "expected a member \"customState\""},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": [],
+                  "complete": false})",
+              "complete", "refused: this is the dump of a file whose read stopped part-way"},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": [],
+                  "complete": 0})",
+              "complete", "expected false"},
+         }) {
+        CAPTURE(c.json);
+        auto packed = spark_save::from_json(c.json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().path == c.path);
+        CHECK(packed.error().message.find(c.message_part) != std::string::npos);
+    }
+    // What the dump of such a file says is accepted: no pairs with the absent count (v1/v2),
+    // an empty list (any version), "complete": true.
+    for (
+        const char* ok : {
+            R"({"version": 1, "metadata": {"raw": ""}, "entities": [], "customStateAbsent": true})",
+            R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": []})",
+            R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": [],
+                 "complete": true})",
+        }) {
+        CAPTURE(ok);
+        CHECK(spark_save::from_json(ok));
+    }
+    // The other formats refuse the mark the same way (their shared root-member check).
+    for (const char* name : {"text_archive", "spark_kv", "tess_world", "gmsv"}) {
+        CAPTURE(name);
+        const std::string json =
+            fmt::format(R"({{"format": "{}", "version": 1, "complete": false}})", name);
+        auto packed = format_by_name(name)->from_json(json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().path == "complete");
+    }
+}
