@@ -287,7 +287,13 @@ TEST_CASE(
     REQUIRE(migrated);
     auto lines = diff_lines(v1, migrated->bytes);
     CHECK(lines == "change version | add metadata.screenshotPath | add "
-                   "entities[name=legacy-player].Transform.parent | add checksum");
+                   "entities[name=legacy-player].Transform.parent");
+    // The v4 checksum is derived from the rest: reported only when asked for (CLI.md diff).
+    DiffOptions derived;
+    derived.derived = true;
+    CHECK(diff_lines(v1, migrated->bytes, derived) ==
+          "change version | add metadata.screenshotPath | add "
+          "entities[name=legacy-player].Transform.parent | add checksum");
 }
 
 namespace {
@@ -537,4 +543,45 @@ TEST_CASE("pack: a missing mandatory member is refused, not read as empty") {
         REQUIRE_FALSE(packed);
         CHECK(packed.error().path == "complete");
     }
+}
+
+// Issue 11, item 21 (CLI.md diff): values derived from the rest are reported only when asked.
+TEST_CASE("diff: derived values (checksums, counts) only with derived; property order alone is "
+          "no difference") {
+    const Comps player = {
+        {"Transform", {{"px", "1.000000"}, {"py", "2.000000"}, {"parent", "-1"}}}};
+    const Comps reordered = {
+        {"Transform", {{"parent", "-1"}, {"py", "2.000000"}, {"px", "1.000000"}}}};
+    auto a = migrate(parse(save_v3({{"player", player}})).doc, 4);
+    auto b = migrate(parse(save_v3({{"player", reordered}})).doc, 4);
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(a->bytes != b->bytes); // the v4 checksums differ
+    CHECK(diff_lines(a->bytes, b->bytes) == "");
+    DiffOptions order;
+    order.order = true;
+    CHECK(diff_lines(a->bytes, b->bytes, order) == "order entities[name=player].Transform");
+    DiffOptions derived;
+    derived.derived = true;
+    CHECK(diff_lines(a->bytes, b->bytes, derived).starts_with("change checksum 0x"));
+
+    // A text archive's map counts (FORMATS.md 2) follow the pairs.
+    const FormatInfo& text = format_info(FormatId::text_archive);
+    auto read = [&](std::string bytes) {
+        Parsed p = text.read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{});
+        REQUIRE_FALSE(p.findings.has_errors());
+        return p;
+    };
+    const Parsed one = read("1.0.0\nm: UnorderedMap {\n\tnbElements: __PGSA size_t {1},\n\tkey0: "
+                            "__PGSA string {a},\n\tvalue0: __PGSA int {1}\n}\n");
+    const Parsed two = read("1.0.0\nm: UnorderedMap {\n\tnbElements: __PGSA size_t {2},\n\tkey0: "
+                            "__PGSA string {a},\n\tvalue0: __PGSA int {1},\n\tkey1: __PGSA string "
+                            "{b},\n\tvalue1: __PGSA int {2}\n}\n");
+    auto paths = [&](const DiffOptions& o) {
+        std::string out;
+        REQUIRE(diff(one.doc, two.doc, o, [&](const Change& c) { out += c.path.str() + ";"; }));
+        return out;
+    };
+    CHECK(paths({}) == "m.key1;m.value1;");
+    CHECK(paths(derived) == "m.nbElements;m.key1;m.value1;");
 }
