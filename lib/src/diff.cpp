@@ -246,6 +246,12 @@ class Differ {
         } else {
             path_.index(index);
         }
+        // The other way of naming it, for --ignore (node_path.hpp PathStep).
+        PathStep& s = path_.steps.back();
+        if (s.kind == PathStep::Kind::index)
+            s.known_name = key.name;
+        else
+            s.position = index;
     }
 
     // A derived value (is_derived) is left out unless asked for.
@@ -559,10 +565,13 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
     // The path step of an item: [name=...] when its name is unique (either side), else its index.
     auto step = [&](std::string_view name, std::size_t count, std::size_t index) {
         NodePath p = list_path;
-        if (!name.empty() && count == 1)
+        if (!name.empty() && count == 1) {
             p.name_match(name);
-        else
+            p.steps.back().position = index;
+        } else {
             p.index(index);
+            p.steps.back().known_name = name;
+        }
         return p;
     };
     for (std::size_t i = 0; i < sa.name_ids.size(); ++i) {

@@ -10,14 +10,14 @@ namespace sparksave {
 namespace {
 
 bool bare_char(char c) noexcept {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 Error path_error(std::string_view text, std::size_t at, std::string_view what) {
-    return make_error(ErrorCode::bad_usage,
-                      "bad node path " + display(text, true) + " at character " +
-                          std::to_string(at + 1) + ": " + std::string(what));
+    return make_error(ErrorCode::bad_usage, "bad node path " + display(text, true) +
+                                                " at character " + std::to_string(at + 1) + ": " +
+                                                std::string(what));
 }
 
 // Reads a quoted string starting at text[i] == '"'; on success i is past the closing quote.
@@ -36,17 +36,18 @@ bool read_quoted(std::string_view text, std::size_t& i, std::string& out) {
 } // namespace
 
 NodePath& NodePath::name(std::string_view text) {
-    steps.push_back({PathStep::Kind::name, std::string(text), 0});
+    steps.push_back({PathStep::Kind::name, std::string(text), 0, PathStep::k_no_position, {}});
     return *this;
 }
 
 NodePath& NodePath::index(std::uint64_t i) {
-    steps.push_back({PathStep::Kind::index, {}, i});
+    steps.push_back({PathStep::Kind::index, {}, i, PathStep::k_no_position, {}});
     return *this;
 }
 
 NodePath& NodePath::name_match(std::string_view text) {
-    steps.push_back({PathStep::Kind::name_match, std::string(text), 0});
+    steps.push_back(
+        {PathStep::Kind::name_match, std::string(text), 0, PathStep::k_no_position, {}});
     return *this;
 }
 
@@ -78,8 +79,12 @@ std::string NodePath::str() const {
     std::string out;
     for (const auto& s : steps) {
         switch (s.kind) {
-        case PathStep::Kind::name: append_path_name(out, s.text); break;
-        case PathStep::Kind::index: append_path_index(out, s.index); break;
+        case PathStep::Kind::name:
+            append_path_name(out, s.text);
+            break;
+        case PathStep::Kind::index:
+            append_path_index(out, s.index);
+            break;
         case PathStep::Kind::name_match:
             out += "[name=";
             if (is_bare_name(s.text))
@@ -130,7 +135,7 @@ Result<NodePath> NodePath::parse(std::string_view text) {
                 path.name_match(value);
             } else if (i < text.size() && text[i] == '*') {
                 ++i;
-                path.steps.push_back({PathStep::Kind::any_one, {}, 0});
+                path.steps.push_back({PathStep::Kind::any_one, {}, 0, PathStep::k_no_position, {}});
             } else {
                 std::uint64_t n = 0;
                 auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), n);
@@ -150,10 +155,10 @@ Result<NodePath> NodePath::parse(std::string_view text) {
         std::size_t start = i;
         if (text.substr(i).starts_with("**")) {
             i += 2;
-            path.steps.push_back({PathStep::Kind::any_depth, {}, 0});
+            path.steps.push_back({PathStep::Kind::any_depth, {}, 0, PathStep::k_no_position, {}});
         } else if (i < text.size() && text[i] == '*') {
             ++i;
-            path.steps.push_back({PathStep::Kind::any_one, {}, 0});
+            path.steps.push_back({PathStep::Kind::any_one, {}, 0, PathStep::k_no_position, {}});
         } else {
             while (i < text.size() && bare_char(text[i])) ++i;
             if (i == start)
@@ -182,7 +187,9 @@ Result<NodeId> resolve(const Document& doc, const NodePath& path) {
                        ? doc.child_at(at, static_cast<std::size_t>(step.index))
                        : k_no_node;
             break;
-        case PathStep::Kind::name_match: next = doc.child(at, step.text); break;
+        case PathStep::Kind::name_match:
+            next = doc.child(at, step.text);
+            break;
         case PathStep::Kind::any_one:
         case PathStep::Kind::any_depth:
             return make_error(ErrorCode::bad_usage,
@@ -231,14 +238,24 @@ bool match_from(const std::vector<PathStep>& pat, std::size_t pi, const std::vec
         const PathStep& t = p[i];
         bool ok = false;
         switch (s.kind) {
-        case PathStep::Kind::any_one: ok = true; break;
-        case PathStep::Kind::index: ok = t.kind == PathStep::Kind::index && t.index == s.index; break;
+        case PathStep::Kind::any_one:
+            ok = true;
+            break;
+        case PathStep::Kind::index:
+            ok = t.kind == PathStep::Kind::index
+                     ? t.index == s.index
+                     : (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
+                           t.position == s.index;
+            break;
         case PathStep::Kind::name:
         case PathStep::Kind::name_match:
-            ok = (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
-                 t.text == s.text;
+            ok = t.kind == PathStep::Kind::index
+                     ? !t.known_name.empty() && t.known_name == s.text
+                     : (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
+                           t.text == s.text;
             break;
-        case PathStep::Kind::any_depth: break;
+        case PathStep::Kind::any_depth:
+            break;
         }
         if (!ok) return false;
         ++pi, ++i;

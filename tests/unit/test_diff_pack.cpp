@@ -585,3 +585,32 @@ TEST_CASE("diff: derived values (checksums, counts) only with derived; property 
     CHECK(paths({}) == "m.key1;m.value1;");
     CHECK(paths(derived) == "m.nbElements;m.key1;m.value1;");
 }
+
+// Issue 11, item 22: --ignore takes a path step in either form, whichever diff prints.
+TEST_CASE("diff: an index pattern ignores an entity shown by name, a name pattern one shown by "
+          "index") {
+    const std::string a = save_v3({{"player", {{"Hp", {{"v", "1"}}}}},
+                                   {"orc", {{"Hp", {{"v", "1"}}}}},
+                                   {"orc", {{"Hp", {{"v", "2"}}}}}});
+    const std::string b = save_v3({{"player", {{"Hp", {{"v", "5"}}}}},
+                                   {"orc", {{"Hp", {{"v", "1"}}}}},
+                                   {"orc", {{"Hp", {{"v", "3"}}}}}});
+    CHECK(diff_lines(a, b) ==
+          "change entities[name=player].Hp.v 1->5 | change entities[2].Hp.v 2->3");
+    auto ignoring = [&](const char* pattern) {
+        DiffOptions o;
+        o.ignore.push_back(*NodePath::parse(pattern));
+        return diff_lines(a, b, o);
+    };
+    CHECK(ignoring("entities[0]") == "change entities[2].Hp.v 2->3");
+    CHECK(ignoring("entities[0].Hp.v") == "change entities[2].Hp.v 2->3");
+    CHECK(ignoring("entities[1]") ==
+          "change entities[name=player].Hp.v 1->5 | change entities[2].Hp.v 2->3");
+    CHECK(ignoring("entities[name=orc]") == "change entities[name=player].Hp.v 1->5");
+    CHECK(ignoring("entities.orc.**") == "change entities[name=player].Hp.v 1->5");
+    CHECK(ignoring("entities[2]") == "change entities[name=player].Hp.v 1->5");
+    // The printed paths stay what they were: they paste into dump --select.
+    NodePath p = *NodePath::parse("entities[name=player]");
+    p.steps.back().position = 0;
+    CHECK(p.str() == "entities[name=player]");
+}
