@@ -350,6 +350,12 @@ TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in th
     ignore.ignore.push_back(*NodePath::parse("entities.*.C1.**"));
     DiffOptions epsilon;
     epsilon.epsilon = 1;
+    // Index patterns match entities shown by name, and name patterns those shown by index.
+    DiffOptions by_index;
+    by_index.ignore.push_back(*NodePath::parse("entities[2]"));
+    by_index.ignore.push_back(*NodePath::parse("entities[name=orc].**"));
+    DiffOptions derived;
+    derived.derived = true;
     for (int round = 0; round < 300; ++round) {
         auto ea = random_entities();
         auto eb = ea;
@@ -379,7 +385,7 @@ TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in th
         const std::string a = save_v3(ea, {{"k", std::to_string(pick(3))}});
         const std::string b =
             save_v3(eb, {{"k", std::to_string(pick(3))}}, pick(2) ? "42.5" : "43");
-        for (const DiffOptions* o : {&ignore, &epsilon}) {
+        for (const DiffOptions* o : {&ignore, &epsilon, &by_index}) {
             const auto whole = all_changes(a, b, false, *o);
             CHECK(all_changes(a, b, true, *o) == whole);
             with_changes += !whole.empty();
@@ -399,6 +405,7 @@ TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in th
         }
         const auto whole = all_changes(a, b, false, {});
         CHECK(all_changes(a, b, true, {}) == whole);
+        CHECK(all_changes(a, b, true, derived) == all_changes(a, b, false, derived));
         with_changes += !whole.empty();
         ++pairs;
     }
