@@ -312,9 +312,7 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
             // A .bak or .tmp whose save is not there: its slot gets a row of its own, so it is
             // not read as a companion of the slot above it.
             rows.push_back({display(r.slot), "", "", "", "", "",
-                            "no " + display(r.slot) +
-                                ".spark_save: only the companions below (the engine finds no "
-                                "save in this slot)"});
+                            "no " + display(r.slot) + ".spark_save: only the companions below"});
             primary = r.slot;
         }
         std::array<std::string, 7> row;
