@@ -621,3 +621,29 @@ TEST_CASE("diff: an index pattern ignores an entity shown by name, a name patter
     p.steps.back().position = 0;
     CHECK(p.str() == "entities[name=player]");
 }
+
+// The text formats stop reading only at a limit: their dumps are marked then too.
+TEST_CASE("pack: a text archive or spark-kv store whose read stopped at a limit is refused") {
+    std::string deep = "1.0.0\ne: C {\n";
+    for (int d = 1; d <= 300; ++d)
+        deep += std::string(static_cast<std::size_t>(d), '\t') + "c: C {\n";
+    for (int d = 300; d >= 0; --d) deep += std::string(static_cast<std::size_t>(d), '\t') + "}\n";
+    std::string lines = "#!spark-kv-v2\n";
+    for (int i = 0; i < 2'000'001; ++i) lines += "k\tv\n";
+    for (auto [id, bytes] :
+         {std::pair{FormatId::text_archive, &deep}, std::pair{FormatId::spark_kv, &lines}}) {
+        const FormatInfo& format = format_info(id);
+        CAPTURE(format.name);
+        Parsed parsed = format.read(std::make_shared<const Source>(*bytes), ReadOptions{});
+        REQUIRE(parsed.findings.first_error());
+        CHECK(parsed.findings.first_error()->code == ErrorCode::limit_exceeded);
+        CHECK_FALSE(parsed.doc.complete());
+        std::string json;
+        format.to_json(parsed.doc, json);
+        CHECK(json.ends_with(",\n  \"complete\": false\n}\n"));
+        if (id == FormatId::spark_kv) continue; // 2 million records: the refusal is tested above
+        auto packed = format.from_json(json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().path == "complete");
+    }
+}
