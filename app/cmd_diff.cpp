@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 
 namespace sparksave::app {
@@ -22,6 +23,7 @@ struct DiffOptionsCli {
     bool json = false;
     bool stat = false;
     bool order = false;
+    bool derived = false;
     double epsilon = 0;
     std::vector<std::string> ignore;
 };
@@ -225,9 +227,15 @@ class Report {
 constexpr std::uint64_t k_stream_threshold = 2u << 20;
 
 int run_diff(const DiffOptionsCli& o) {
+    if (o.a == "-" && o.b == "-") {
+        message("diff: A and B cannot both be - (standard input is one stream, read once): give "
+                "one of them as a file");
+        return k_exit_trouble;
+    }
     DiffOptions options;
     options.epsilon = o.epsilon;
     options.order = o.order;
+    options.derived = o.derived;
     for (const auto& pattern : o.ignore) {
         auto p = NodePath::parse(pattern);
         if (!p) {
@@ -300,13 +308,26 @@ void setup_diff(CLI::App& app, int& exit_code) {
                   "An array of {\"op\": add|remove|change|order, \"path\", \"old\", \"new\"}");
     cmd->add_flag("--stat", o->stat, "Counts by kind and by component type instead of each change");
     cmd->add_option("--epsilon", o->epsilon,
-                    "Numbers that differ by at most E are equal (default 0)")
-        ->check(CLI::NonNegativeNumber);
+                    "Numbers that differ by at most E are equal (default 0; a finite number >= 0)")
+        ->check(CLI::Validator(
+            [](std::string& text) -> std::string {
+                // NonNegativeNumber lets nan through (every comparison with it is false), and
+                // inf would make every two numbers equal.
+                double e = 0;
+                if (!CLI::detail::lexical_cast(text, e) || !std::isfinite(e) || e < 0)
+                    return "expected a finite number of at least 0, found " + display(text, true);
+                return {};
+            },
+            "E >= 0"));
     cmd->add_option(
         "--ignore", o->ignore,
         "Leave out changes at or under PATH; * matches one step, ** any number (repeatable)");
     cmd->add_flag("--order", o->order,
                   "Also report children whose order changed (otherwise order is not a difference)");
+    cmd->add_flag("--derived", o->derived,
+                  "Also report values derived from the rest (checksums, tess body size and counts, "
+                  "a text archive's nbElements/nbValue): otherwise they are left out, as they "
+                  "change whenever anything else does");
     cmd->footer(
         "Entities match by name (then by position among equal names), components by type, "
         "properties and\n"

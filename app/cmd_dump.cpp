@@ -3,6 +3,7 @@
 #include "commands.hpp"
 #include "common.hpp"
 
+#include "sparksave/column.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
 
@@ -29,6 +30,34 @@ bool report_errors(const std::string& path, const Findings& findings) {
     if (findings.dropped())
         message(show_path(path), fmt::format("... and {} more findings", findings.dropped()));
     return findings.has_errors();
+}
+
+// One element of a column (a tess tile, column.hpp), as diff names it: the column's path plus
+// `[index]`, `chunks[name=5].fields[0][17]`. Not a node of its own, so resolve() does not find
+// it; nullopt when `path` is not such a place (`problem` says why when it names a column).
+std::optional<std::string> column_element(const Document& doc, const NodePath& path, bool json,
+                                          std::string& problem) {
+    if (path.steps.empty() || path.steps.back().kind != PathStep::Kind::index) return std::nullopt;
+    NodePath column_path = path;
+    column_path.steps.pop_back();
+    auto column = resolve(doc, column_path);
+    if (!column || doc.node(*column).kind != NodeKind::column) return std::nullopt;
+    const ColumnType type = column_type(doc, *column);
+    const std::string_view bytes = doc.value(*column);
+    const std::uint64_t index = path.steps.back().index;
+    if (!type.valid()) return std::nullopt;
+    if (index >= bytes.size() / type.width) {
+        problem = fmt::format("no element {} in {}: expected an index below {} (the column's "
+                              "length)",
+                              index, column_path.str(), bytes.size() / type.width);
+        return std::nullopt;
+    }
+    std::string text = json ? std::string() : path.str() + ": ";
+    if (json)
+        append_column_element_json(text, type, bytes, static_cast<std::size_t>(index));
+    else
+        append_column_element(text, type, bytes, static_cast<std::size_t>(index));
+    return text + "\n";
 }
 
 // A whole-file dump of a format that reads part by part: each part is printed as it is read
@@ -61,6 +90,9 @@ class StreamedDump final : public PartConsumer {
         else
             text_.tail(doc);
         drain();
+    }
+    void stopped() override {
+        if (json_) json_->stopped();
     }
     void finish() {
         if (json_) json_->finish();
@@ -112,6 +144,17 @@ int run_dump(const DumpOptions& o) {
     if (select) {
         auto found = resolve(doc, *select);
         if (!found) {
+            std::string problem;
+            if (auto element = column_element(doc, *select, o.json, problem)) {
+                out(*element);
+                out_flush();
+                return report_errors(in.path, parsed.findings) ? k_exit_finding : k_exit_ok;
+            }
+            if (!problem.empty()) {
+                if (report_errors(in.path, parsed.findings)) return k_exit_finding;
+                message(show_path(in.path), problem);
+                return k_exit_trouble;
+            }
             if (report_errors(in.path, parsed.findings)) return k_exit_finding;
             message(show_path(in.path), found.error().message);
             return k_exit_trouble;

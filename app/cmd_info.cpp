@@ -97,6 +97,7 @@ struct FileInfo {
     Summary summary;
     Error load_error;
     int load_exit = k_exit_ok;
+    bool empty = false;           // the file has no bytes
     std::optional<SlotRole> role; // set when found in a directory
 };
 
@@ -107,6 +108,8 @@ FileInfo inspect(const std::string& path) {
     if (!loaded.input) {
         fi.load_error = loaded.error;
         fi.load_exit = loaded.exit_code;
+        std::error_code ec;
+        fi.empty = path != "-" && fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0;
         return fi;
     }
     fi.format = loaded.input->format;
@@ -130,8 +133,25 @@ std::string integrity_text(const FileInfo& fi) {
     return s.integrity;
 }
 
+// Whether a file's name makes it a save of the directory (FORMATS.md 1.7): `<slot>.spark_save`
+// (reserved slots included) or its `.bak`, which the engine reads as a save whatever it holds.
+bool named_as_save(const SlotRole& r) {
+    return r.kind != SlotRole::Kind::other && r.kind != SlotRole::Kind::temp;
+}
+
+// Why a file named as a save is none, for people.
+std::string unreadable_text(const FileInfo& fi) {
+    const std::string& m = fi.load_error.message;
+    return "not a readable save (" +
+           (fi.empty ? std::string("an empty file") : m.substr(0, m.find(" ("))) + ")";
+}
+
 std::string status_text(const FileInfo& fi) {
-    if (!fi.format) return fi.load_error.message;
+    if (!fi.format) {
+        // A file named as a save that is none (empty, another magic): the engine cannot read it.
+        if (fi.role && named_as_save(*fi.role)) return "INVALID: " + unreadable_text(fi);
+        return fi.load_error.message;
+    }
     const Summary& s = fi.summary;
     if (s.findings.has_errors()) {
         const Error* e = s.findings.first_error();
@@ -169,7 +189,13 @@ std::string json_line(const FileInfo& fi) {
             line += fmt::format(", \"autosaveIndex\": {}", fi.role->autosave);
     }
     if (!fi.format) {
-        line += ", \"format\": null, \"error\": ";
+        line += ", \"format\": null";
+        if (fi.role && named_as_save(*fi.role)) {
+            // Named as a save of the directory (FORMATS.md 1.7): the engine would try it.
+            line += ", \"valid\": false, \"engineLoads\": false, \"engine\": ";
+            append_json_string(line, "cannot read it: " + unreadable_text(fi));
+        }
+        line += ", \"error\": ";
         append_json_string(line, fi.load_error.message);
         line += "}\n";
         return line;
@@ -276,8 +302,19 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
 
     std::vector<std::array<std::string, 7>> rows;
     rows.push_back({"SLOT", "FORMAT", "VER", "SAVE NAME", "TIME", "SIZE", "STATUS"});
+    std::optional<std::string> primary; // the slot of the last primary row
     for (const auto& fi : files) {
         const SlotRole& r = *fi.role;
+        const bool companion = r.kind == SlotRole::Kind::backup || r.kind == SlotRole::Kind::temp;
+        if (!companion) {
+            primary = r.slot;
+        } else if (primary != r.slot) {
+            // A .bak or .tmp whose save is not there: its slot gets a row of its own, so it is
+            // not read as a companion of the slot above it.
+            rows.push_back({display(r.slot), "", "", "", "", "",
+                            "no " + display(r.slot) + ".spark_save: only the companions below"});
+            primary = r.slot;
+        }
         std::array<std::string, 7> row;
         switch (r.kind) {
         case SlotRole::Kind::backup:
@@ -308,9 +345,17 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
             status += fmt::format(" (autosave {})", r.autosave);
             break;
         case SlotRole::Kind::backup:
-            status = (fi.format && !fi.summary.findings.has_errors())
-                         ? "backup: valid, the engine can fall back to it"
-                         : "backup: INVALID, the engine cannot fall back to it";
+            // FORMATS.md 1.7: the engine falls back to the .bak with its own reader, which
+            // refuses what it does not load (v1/v2: needs migration, 1.4).
+            if (!fi.format)
+                status = "backup: " + status + ": the engine cannot fall back to it";
+            else if (fi.summary.findings.has_errors())
+                status = "backup: INVALID, the engine cannot fall back to it";
+            else if (!fi.summary.engine_loads)
+                status = "backup: valid, but the engine cannot fall back to it (" +
+                         fi.summary.engine_note.substr(0, fi.summary.engine_note.find(" (")) + ")";
+            else
+                status = "backup: valid, the engine can fall back to it";
             break;
         case SlotRole::Kind::temp:
             status = "stale temp file: a save was interrupted";
@@ -336,7 +381,8 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
             line += fmt::format(fmt::runtime(c == 5 ? "{:>{}}  " : "{:<{}}  "), row[c], width[c]);
         std::string status = row[6];
         if (i > 0 && color) {
-            bool bad = status.find("INVALID") != std::string::npos || status.starts_with("stale");
+            bool bad = status.find("INVALID") != std::string::npos || status.starts_with("stale") ||
+                       status.find("cannot") != std::string::npos || status.starts_with("no ");
             status = paint(bad ? Style::fail : Style::ok, status, true);
         }
         t += line + status + "\n";
@@ -373,13 +419,15 @@ int run_info(const InfoOptions& o) {
                     note(k_exit_trouble);
                     continue;
                 }
-                // A stale .tmp is listed whatever it holds; other files only when they are saves.
-                if (!fi.format && role.kind != SlotRole::Kind::temp) {
+                // A stale .tmp is listed whatever it holds, and so is a file named as a save
+                // (`<slot>.spark_save`, its .bak: FORMATS.md 1.7) that is none: the engine
+                // cannot read it. Other files only when they are saves.
+                if (!fi.format && role.kind != SlotRole::Kind::temp && !named_as_save(role)) {
                     ++skipped;
                     continue;
                 }
-                if (fi.format && fi.summary.findings.has_errors() &&
-                    role.kind != SlotRole::Kind::temp)
+                if (role.kind != SlotRole::Kind::temp &&
+                    (!fi.format || fi.summary.findings.has_errors()))
                     note(k_exit_finding);
                 fi.role = role;
                 by_dir[fs::path(file).parent_path().string()].push_back(std::move(fi));

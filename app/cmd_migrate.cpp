@@ -605,7 +605,7 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     cmd->add_flag("--check", o->check,
                   "Write nothing; exit 1 when any file is below the target (for CI)");
     cmd->add_option("-j,--jobs", o->jobs, "Files migrated in parallel (default: one per core)")
-        ->check(CLI::Range(0u, 64u));
+        ->check(jobs_check());
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
     cmd->footer("Each output is written to a temporary file beside its destination, flushed, read "
                 "back and verified,\n"

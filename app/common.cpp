@@ -15,6 +15,7 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <sys/ioctl.h>
 #include <thread>
 #include <unistd.h>
 
@@ -210,9 +211,37 @@ void Progress::step(std::string_view path) {
     ++done_;
     if (!enabled_) return;
     if (done_ % 16 != 0 && done_ != total_) return;
+    // The line fits the terminal (a longer one wraps, and \r then rewrites only its last row):
+    // at most its width less one column (some terminals wrap on the last), 80 when unknown; the
+    // path keeps its end (the file name). Columns are counted as code points (display() escapes
+    // every control character).
+    std::size_t width = 80;
+    struct winsize ws {};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) width = ws.ws_col;
+    const std::size_t room = std::max<std::size_t>(width, 2) - 1;
+    auto columns = [](std::string_view s) {
+        return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+            return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+        }));
+    };
+    // The byte offset after the first `n` code points of `s`.
+    auto first_columns = [](std::string_view s, std::size_t n) {
+        std::size_t i = 0;
+        for (; i < s.size(); ++i)
+            if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80 && n-- == 0) break;
+        return i;
+    };
+    std::string head = fmt::format("{} {}/{}", verb_, done_, total_);
     std::string shown = display(path);
-    if (shown.size() > 50) shown = "..." + shown.substr(shown.size() - 47);
-    std::string line = fmt::format("\r\x1b[K{} {}/{} {}", verb_, done_, total_, shown);
+    const std::size_t path_room =
+        std::min<std::size_t>(50, room > columns(head) + 1 ? room - columns(head) - 1 : 0);
+    if (columns(shown) > path_room) {
+        const std::size_t keep = path_room > 3 ? path_room - 3 : 0;
+        const std::size_t cols = columns(shown);
+        shown = keep == 0 ? std::string() : "..." + shown.substr(first_columns(shown, cols - keep));
+    }
+    if (columns(head) > room) head.resize(first_columns(head, room));
+    std::string line = fmt::format("\r\x1b[K{}{}{}", head, shown.empty() ? "" : " ", shown);
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
     shown_ = true;

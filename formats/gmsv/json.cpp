@@ -11,10 +11,14 @@
 //   ],
 //   "trailing": "<hex>",           only when the file has bytes after its checksum
 //   "checksum": "0x1a2b3c4d"       informational: pack recomputes it
+//   "complete": false              only when the read stopped part-way (pack refuses it)
 // }
 // "binary" is the stored DateTime.ToBinary() value as a decimal string (a JSON tool that reads
 // numbers as doubles would round it); "kind" and "time" are informational. Component data is
-// "json": the data itself, byte for byte (it is one JSON object, see gmsv/tree.hpp), or "hex".
+// "json": the data itself, byte for byte (it is one JSON object, see gmsv/tree.hpp); "jsonText":
+// the same data as a JSON string, when it holds characters no output of sparksave passes on raw
+// (C1 controls, direction overrides, U+2028/U+2029, a CR: escape.hpp has_terminal_controls), so
+// that they are escaped and the bytes still come back exactly; or "hex".
 // "name" is informational; "type" is the id written.
 #include "tree.hpp"
 
@@ -72,8 +76,16 @@ void entities(const Document& doc, NodeId list, std::string& out) {
             append_json_bytes(out, doc.name(c));
             const std::string_view data = doc.value(c);
             if (doc.node(c).kind == NodeKind::object && is_json_payload(data)) {
-                out += ", \"json\": ";
-                out += data; // one JSON object, valid UTF-8: embedded as it is
+                if (has_terminal_controls(data)) {
+                    // Raw C1 controls, direction overrides, U+2028 or a CR would reach the
+                    // reader of the dump: the data goes as a string, every such character
+                    // escaped (and decoded back to the same bytes by pack).
+                    out += ", \"jsonText\": ";
+                    append_json_string(out, data);
+                } else {
+                    out += ", \"json\": ";
+                    out += data; // one JSON object, valid UTF-8, nothing to escape: as it is
+                }
             } else {
                 out += ", \"hex\": ";
                 hex(data, out);
@@ -101,6 +113,7 @@ void to_json(const Document& doc, std::string& out) {
         out += ",\n  \"checksum\": ";
         append_json_bytes(out, doc.value(c));
     }
+    if (!doc.complete()) out += k_json_incomplete;
     out += "\n}\n";
 }
 

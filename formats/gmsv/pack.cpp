@@ -140,22 +140,31 @@ class Packer {
 
     Result<void> component(const Value& c, const std::string& path) {
         if (c.kind != Kind::object)
-            return r_.error_at(c, path, "expected a component {type, json | hex}");
-        if (auto r = r_.only_members(c, path, {"type", "name", "json", "hex"}); !r) return r;
+            return r_.error_at(c, path, "expected a component {type, json | jsonText | hex}");
+        if (auto r = r_.only_members(c, path, {"type", "name", "json", "jsonText", "hex"}); !r)
+            return r;
         Value type, data;
         if (!r_.find(c, "type", type))
             return r_.error_at(c, path, "expected a member \"type\" (the type id)");
         auto id = unsigned_integer(type, path + ".type", 0xFFFF);
         if (!id) return id.error();
         const bool has_json = r_.find(c, "json", data);
-        Value hex_value;
+        Value text_value, hex_value;
+        const bool has_text = r_.find(c, "jsonText", text_value);
         const bool has_hex = r_.find(c, "hex", hex_value);
-        if (has_json == has_hex)
-            return r_.error_at(
-                c, path, "expected exactly one of \"json\" (JSON data) and \"hex\" (binary data)");
+        if (int{has_json} + int{has_text} + int{has_hex} != 1)
+            return r_.error_at(c, path,
+                               "expected exactly one of \"json\" (JSON data), \"jsonText\" (JSON "
+                               "data as a string) and \"hex\" (binary data)");
         std::string bytes;
         if (has_json) {
             bytes = std::string(r_.raw(data)); // the data is the JSON text itself
+        } else if (has_text) {
+            if (text_value.kind != Kind::string)
+                return r_.error_at(text_value, path + ".jsonText",
+                                   "expected a string (the component's JSON data), found " +
+                                       std::string(json::kind_name(text_value.kind)));
+            r_.decode(text_value, bytes);
         } else if (hex_value.kind != Kind::string || !hex_decode(r_.decoded(hex_value), bytes)) {
             return r_.error_at(hex_value, path + ".hex", "expected a string of hex digits");
         }

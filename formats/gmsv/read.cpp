@@ -83,7 +83,7 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     Parsed out{Document(FormatId::gmsv, 0, source), {}};
     TreeSink sink(out.doc);
     Reader<TreeSink> reader(bytes, out.findings, sink);
-    reader.run();
+    out.doc.set_complete(reader.run());
     sink.finish(bytes.size());
     out.doc.set_version(reader.version());
     return out;

@@ -9,6 +9,7 @@
 //     {"line": "text without a TAB"}
 //   ],
 //   "finalNewline": false                only when the last line has no LF
+//   "complete": false                    only when a limit stopped the read (pack refuses it)
 // }
 //
 // - "key" and "value" are what the engine reads (v2 escapes decoded), duplicates kept in order.
@@ -69,6 +70,7 @@ void to_json(const Document& doc, std::string& out) {
         out += "\n  ]";
     }
     if (doc.node(root).flags & k_flag_no_final_newline) out += ",\n  \"finalNewline\": false";
+    if (!doc.complete()) out += k_json_incomplete;
     out += "\n}\n";
 }
 

@@ -214,7 +214,7 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
             std::min<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n'), k_max_lines) + 3);
     TreeSink sink(out.doc);
     Reader<TreeSink> reader(bytes, out.findings, sink);
-    reader.run();
+    out.doc.set_complete(reader.run());
     return out;
 }
 

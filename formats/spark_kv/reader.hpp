@@ -175,14 +175,15 @@ template <class Sink> class Reader {
     Reader(std::string_view data, Findings& findings, Sink& sink)
         : data_(data), findings_(findings), sink_(sink) {}
 
-    void run() {
+    // Reads the whole store; false when a limit stopped the read before the end.
+    bool run() {
         if (data_.size() > k_max_file_size) {
             error(ErrorCode::too_large, {1, 1},
                   fmt::format("expected at most {} bytes (64 MiB), found {}", k_max_file_size,
                               data_.size()));
             sink_.on_start(k_version_legacy, 0);
             sink_.on_end(true);
-            return;
+            return false;
         }
         // The marker line (FORMATS.md 3): exactly `#!spark-kv-v2`, or the store is legacy.
         std::size_t pos = 0;
@@ -208,16 +209,21 @@ template <class Sink> class Reader {
                               k_marker, excerpt(first), hint));
         }
         sink_.on_start(version_, pos);
+        bool whole = true;
         while (pos < data_.size()) {
             ++line_no_;
             line_start_ = pos;
             std::size_t end = data_.find('\n', pos);
             final_lf = end != npos;
             if (!final_lf) end = data_.size();
-            if (!line(data_.substr(pos, end - pos))) break;
+            if (!line(data_.substr(pos, end - pos))) {
+                whole = false;
+                break;
+            }
             pos = final_lf ? end + 1 : end;
         }
         sink_.on_end(final_lf);
+        return whole;
     }
 
   private:

@@ -11,6 +11,8 @@
 //   "customStateAbsent": true    only when the file has no custom-state count (v1/v2)
 //   "trailing": "..."            only when the file has bytes after its data
 //   "checksum": "0x........"     v4: the stored CRC-32 (pack recomputes it)
+//   "complete": false            only when the read stopped part-way at an error: the dump
+//                                holds what was read before it, and pack refuses it
 // }
 // Every string is a JSON string when its bytes are valid UTF-8, else {"base64": "..."}.
 // Metadata fields are informational strings with each token's exact text; "raw" is what pack
@@ -151,6 +153,7 @@ void JsonEmitter::tail(const Document& doc) {
 void JsonEmitter::finish() {
     if (closed_) return;
     close_entities();
+    if (!complete_) out_ += k_json_incomplete;
     out_ += "\n}\n";
     closed_ = true;
 }
@@ -161,6 +164,7 @@ std::unique_ptr<JsonParts> json_parts(std::string& out) {
 
 void to_json(const Document& doc, std::string& out) {
     JsonEmitter json(out);
+    if (!doc.complete()) json.stopped();
     json.head(doc);
     if (NodeId e = doc.child(doc.root(), k_entities); e != k_no_node)
         for (NodeId entity : doc.children(e)) json.item(doc, entity);

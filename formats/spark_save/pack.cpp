@@ -53,6 +53,7 @@ class Packer {
         : r_(r), emit_(std::move(emit)) {}
 
     Result<Packed> run(const Value& root) {
+        root_ = root;
         if (root.kind != Kind::object)
             return r_.error_at(
                 root, "",
@@ -64,11 +65,11 @@ class Packer {
             Value value;
             bool present = false;
         };
-        Member members[9];
+        Member members[10];
         const std::string_view names[] = {
             "format",           "version",           "metadata", "entities", "customState",
-            "customStateCount", "customStateAbsent", "trailing", "checksum"};
-        for (std::size_t i = 0; i < 9; ++i) members[i].name = names[i];
+            "customStateCount", "customStateAbsent", "trailing", "checksum", "complete"};
+        for (std::size_t i = 0; i < 10; ++i) members[i].name = names[i];
         std::optional<Error> problem;
         r_.members(root, [&](std::string_view key, const Value& v) {
             for (auto& m : members) {
@@ -85,7 +86,7 @@ class Packer {
                 v, display(key),
                 "unknown member " + display(key, true) + " (a spark_save dump has " +
                     "format, version, metadata, entities, customState, customStateCount, "
-                    "customStateAbsent, trailing, checksum)");
+                    "customStateAbsent, trailing, checksum, complete)");
             return false;
         });
         if (problem) return *problem;
@@ -94,6 +95,8 @@ class Packer {
                 if (m.name == name) return m;
             return members[0];
         };
+        if (member("complete").present)
+            if (auto r = r_.check_complete(member("complete").value); !r) return r.error();
         for (std::string_view required : {"version", "metadata", "entities"})
             if (!member(required).present)
                 return r_.error_at(root, "",
@@ -526,6 +529,19 @@ class Packer {
                                    "expected no pairs ([]) with customStateAbsent: true");
             return {};
         }
+        // 1.4: a v3/v4 file always has its custom-state count; a v1/v2 file has one or ends
+        // after the entities (customStateAbsent). A dump always has the member, so a missing
+        // one is refused, not read as no pairs.
+        if (!pairs.present)
+            return r_.error_at(
+                root_, "",
+                current_rules(version_)
+                    ? fmt::format("expected a member \"customState\" (a v{} file always has its "
+                                  "custom-state count, FORMATS.md 1.4), found none",
+                                  version_)
+                    : std::string("expected a member \"customState\" (the pairs, or "
+                                  "\"customStateAbsent\": true for a file without a "
+                                  "custom-state count), found none"));
         const std::size_t count_at = w_.size();
         w_.u32(0);
         std::size_t n = 0;
@@ -565,6 +581,7 @@ class Packer {
     }
 
     const json::Reader& r_;
+    Value root_;
     std::function<Result<void>(std::string_view)> emit_;
     std::uint32_t crc_ = 0;
     ByteWriter w_;

@@ -151,9 +151,10 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     for (;;) {
         TreeSink sink(out.doc);
         Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage, known_crc);
-        reader.run();
+        const bool whole = reader.run();
         if (!reader.needs_rerun()) {
             out.doc.set_version(reader.version());
+            out.doc.set_complete(whole);
             return out;
         }
         known_crc = reader.crc();
@@ -178,7 +179,11 @@ Findings stream(std::shared_ptr<const Source> source, PartConsumer& consumer) {
     }
     TreeSink sink(doc, &consumer);
     Reader<TreeSink> reader(bytes, findings, sink, true, known_crc);
-    reader.run();
+    if (!reader.run()) {
+        doc.set_complete(false);
+        consumer.stopped();
+    }
+    doc.set_version(reader.version()); // as read() does (a part the read stopped in)
     sink.finish();
     return findings;
 }

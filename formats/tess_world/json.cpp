@@ -18,6 +18,7 @@
 //   ],                                  true/false)
 //   "trailing": "<hex>",                only when the tree has it (never read from a file)
 //   "checksum": "0xa396f716"            informational: pack recomputes it, and the body size
+//   "complete": false                   only when the read stopped part-way (pack refuses it)
 // }
 // v1 chunks also have "state" (the retired chunk-state byte) after "key". 64-bit ids and masks
 // are hex strings so that JSON tools that read numbers as doubles cannot round them.
@@ -152,6 +153,7 @@ void to_json(const Document& doc, std::string& out) {
             append_json_bytes(out, doc.value(c));
         }
     }
+    if (!doc.complete()) out += k_json_incomplete;
     out += "\n}\n";
 }
 

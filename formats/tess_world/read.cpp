@@ -140,7 +140,7 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     Parsed out{Document(FormatId::tess_world, 0, source), {}};
     TreeSink sink(out.doc);
     Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage);
-    reader.run();
+    out.doc.set_complete(reader.run());
     sink.finish(bytes.size());
     out.doc.set_version(reader.version());
     return out;

@@ -5,6 +5,7 @@
 //   "version": 1,                   1 when the version line is 1.0.0, else null
 //   "versionLine": "1.0.0",         the first line, exact
 //   "entries": [ ITEM, ... ]        the top-level entries in file order, duplicates kept
+//   "complete": false               only when a limit stopped the read (pack refuses it)
 // }
 // ITEM, an attribute:  {"name": "hp", "type": "int", "value": "7"}
 // ITEM, a class:       {"name": "player", "class": "PositionComponent", "children": [ITEM, ...]}
@@ -72,7 +73,9 @@ void to_json(const Document& doc, std::string& out) {
     append_json_bytes(out, doc.value(root));
     out += ",\n  \"entries\": ";
     if (doc.node(root).first_child == k_no_node) {
-        out += "[]\n}\n";
+        out += "[]";
+        if (!doc.complete()) out += k_json_incomplete;
+        out += "\n}\n";
         return;
     }
     out += "[\n";
@@ -100,6 +103,7 @@ void to_json(const Document& doc, std::string& out) {
         if (open_item(doc, node, depth, out))
             stack.push_back({doc.node(node).first_child, depth + 1, true}); // invalidates top
     }
+    if (!doc.complete()) out += k_json_incomplete;
     out += "\n}\n";
 }
 

@@ -62,10 +62,13 @@ class Packer {
         if (root.kind != Kind::object)
             return fail(root, "expected an object (the output of `sparksave dump --json`), found " +
                                   std::string(json::kind_name(root.kind)));
-        std::array m{Member("format"), Member("version"), Member("versionLine"), Member("entries")};
-        if (auto r = collect(root, m, "format, version, versionLine, entries"); !r)
+        std::array m{Member("format"), Member("version"), Member("versionLine"), Member("entries"),
+                     Member("complete")};
+        if (auto r = collect(root, m, "format, version, versionLine, entries, complete"); !r)
             return r.error();
         const Member &format = m[0], &version = m[1], &version_line = m[2], &entries = m[3];
+        if (m[4].present)
+            if (auto r = r_.check_complete(m[4].value); !r) return r.error();
         if (format.present &&
             (format.value.kind != Kind::string || r_.decoded(format.value) != "text_archive"))
             return fail(format.value, "format",

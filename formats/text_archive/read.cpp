@@ -80,7 +80,7 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     Parsed out{Document(FormatId::text_archive, 0, std::move(source)), {}};
     TreeSink sink(out.doc);
     Reader<TreeSink> reader(bytes, out.findings, sink);
-    reader.run();
+    out.doc.set_complete(reader.run());
     return out;
 }
 

@@ -212,19 +212,20 @@ template <class Sink> class Reader {
     Reader(std::string_view data, Findings& findings, Sink& sink)
         : data_(data), findings_(findings), sink_(sink) {}
 
-    void run() {
+    // Reads the whole archive; false when a limit (or the size) stopped the read before the end.
+    bool run() {
         if (data_.size() > k_max_file_size) {
             error(ErrorCode::too_large, {1, 1}, {},
                   fmt::format("expected at most {} bytes (64 MiB), found {}", k_max_file_size,
                               data_.size()));
             sink_.on_version({}, false);
-            return;
+            return false;
         }
         if (data_.empty()) {
             error(ErrorCode::truncated, {1, 1}, {},
                   "expected the version line \"1.0.0\", found an empty file");
             sink_.on_version({}, false);
-            return;
+            return true;
         }
         const std::size_t nl = data_.find('\n');
         const std::string_view version = data_.substr(0, nl == npos ? data_.size() : nl);
@@ -244,7 +245,7 @@ template <class Sink> class Reader {
         if (nl == npos) {
             error(ErrorCode::truncated, {1, col(version.size())}, {},
                   "expected a line feed after the version line, found the end of the file");
-            return;
+            return true;
         }
         Frame root;
         root.top = true;
@@ -267,6 +268,7 @@ template <class Sink> class Reader {
             pos = final_lf ? end + 1 : end;
         }
         finish(final_lf);
+        return !stopped_;
     }
 
   private:

@@ -30,6 +30,11 @@ std::string_view op_name(Change::Op op) noexcept {
 
 namespace {
 
+bool step_is(const PathStep& s, std::string_view name) noexcept {
+    return (s.kind == PathStep::Kind::name || s.kind == PathStep::Kind::name_match) &&
+           s.text == name;
+}
+
 bool as_number(std::string_view t, double& v) noexcept {
     if (t.empty()) return false;
     const char* b = t.data();
@@ -241,6 +246,17 @@ class Differ {
         } else {
             path_.index(index);
         }
+        // The other way of naming it, for --ignore (node_path.hpp PathStep).
+        PathStep& s = path_.steps.back();
+        if (s.kind == PathStep::Kind::index)
+            s.known_name = key.name;
+        else
+            s.position = index;
+    }
+
+    // A derived value (is_derived) is left out unless asked for.
+    bool skipped(const Document& d, NodeId parent, NodeId child) const {
+        return !o_.derived && is_derived(d, parent, child, path_);
     }
 
     void children(NodeId pa, NodeId pb) {
@@ -249,12 +265,16 @@ class Differ {
             const std::size_t common = std::min(ka.size(), kb.size());
             for (std::size_t i = 0; i < std::max(ka.size(), kb.size()); ++i) {
                 path_.index(i);
-                if (i < common)
-                    compare(ka[i], kb[i]);
-                else if (i < ka.size())
-                    emit(Change::Op::remove, ka[i], k_no_node);
-                else
-                    emit(Change::Op::add, k_no_node, kb[i]);
+                const bool derived =
+                    i < ka.size() ? skipped(a_, pa, ka[i]) : skipped(b_, pb, kb[i]);
+                if (!derived) {
+                    if (i < common)
+                        compare(ka[i], kb[i]);
+                    else if (i < ka.size())
+                        emit(Change::Op::remove, ka[i], k_no_node);
+                    else
+                        emit(Change::Op::add, k_no_node, kb[i]);
+                }
                 path_.steps.pop_back();
             }
             return;
@@ -294,20 +314,20 @@ class Differ {
         for (std::size_t i = 0; i < ka.size(); ++i) {
             if (match[i] == kb.size()) {
                 push_step(a_, pa, ka[i], i, keys_a[i], count_a[keys_a[i].name]);
-                emit(Change::Op::remove, ka[i], k_no_node);
+                if (!skipped(a_, pa, ka[i])) emit(Change::Op::remove, ka[i], k_no_node);
                 path_.steps.pop_back();
                 continue;
             }
             const std::size_t j = match[i];
             push_step(b_, pb, kb[j], j, keys_b[j],
                       std::max(count_a[keys_a[i].name], count_b[keys_b[j].name]));
-            compare(ka[i], kb[j]);
+            if (!skipped(a_, pa, ka[i])) compare(ka[i], kb[j]);
             path_.steps.pop_back();
         }
         for (std::size_t j = 0; j < kb.size(); ++j) {
             if (matched_b[j]) continue;
             push_step(b_, pb, kb[j], j, keys_b[j], count_b[keys_b[j].name]);
-            emit(Change::Op::add, k_no_node, kb[j]);
+            if (!skipped(b_, pb, kb[j])) emit(Change::Op::add, k_no_node, kb[j]);
             path_.steps.pop_back();
         }
     }
@@ -545,10 +565,13 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
     // The path step of an item: [name=...] when its name is unique (either side), else its index.
     auto step = [&](std::string_view name, std::size_t count, std::size_t index) {
         NodePath p = list_path;
-        if (!name.empty() && count == 1)
+        if (!name.empty() && count == 1) {
             p.name_match(name);
-        else
+            p.steps.back().position = index;
+        } else {
             p.index(index);
+            p.steps.back().known_name = name;
+        }
         return p;
     };
     for (std::size_t i = 0; i < sa.name_ids.size(); ++i) {
@@ -579,6 +602,27 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
     }
     Differ(*sa.tail, *sb.tail, options, emit).run_children();
     return result;
+}
+
+bool is_derived(const Document& doc, NodeId parent, NodeId child, const NodePath& path) noexcept {
+    const auto& s = path.steps;
+    switch (doc.format()) {
+    case FormatId::spark_save: // FORMATS.md 1.5: the v4 CRC-32 trailer
+    case FormatId::gmsv:       // FORMATS.md 5: the CRC-32 of the data section
+        return parent == doc.root() && s.size() == 1 && step_is(s[0], "checksum");
+    case FormatId::tess_world: // FORMATS.md 4.1: the header's sizes, CRC-32 and counts
+        return s.size() == 2 && step_is(s[0], "header") &&
+               (step_is(s[1], "bodySize") || step_is(s[1], "checksum") ||
+                step_is(s[1], "fieldCount") || step_is(s[1], "chunkCount"));
+    case FormatId::text_archive: { // FORMATS.md 2: the counts of a map's pairs
+        const std::string_view tag = doc.tag(parent), name = doc.name(child);
+        return (tag == "UnorderedMap" && name == "nbElements") ||
+               (tag == "SaveData" && name == "nbValue");
+    }
+    case FormatId::spark_kv:
+        return false;
+    }
+    return false;
 }
 
 bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept {

@@ -122,6 +122,22 @@ void append_utf8(std::string& out, char32_t cp) {
     }
 }
 
+bool has_terminal_controls(std::string_view s) noexcept {
+    for (std::size_t i = plain_prefix(s); i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c < 0x80) {
+            if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F) return true;
+            ++i;
+            continue;
+        }
+        char32_t cp;
+        const std::size_t n = decode_utf8(s, i, cp);
+        if (n == 0 || unsafe_code_point(cp)) return true;
+        i += n;
+    }
+    return false;
+}
+
 std::size_t plain_prefix(std::string_view bytes) noexcept {
     return plain_run(bytes);
 }

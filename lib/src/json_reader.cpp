@@ -66,6 +66,13 @@ Result<void> Reader::dump_members(const Value& root, std::string_view format,
                             std::string(kind_name(root.kind)));
     std::optional<Error> problem;
     members(root, [&](std::string_view key, const Value& v) {
+        if (key == "complete") {
+            if (auto r = check_complete(v); !r) {
+                problem = r.error();
+                return false;
+            }
+            return true;
+        }
         for (std::size_t i = 0; i < names.size(); ++i) {
             if (names[i] != key) continue;
             if (present[i]) {
@@ -84,6 +91,21 @@ Result<void> Reader::dump_members(const Value& root, std::string_view format,
         return false;
     });
     if (problem) return *problem;
+    return {};
+}
+
+Result<void> Reader::check_complete(const Value& complete) const {
+    if (complete.kind != Kind::boolean)
+        return error_at(complete, "complete",
+                        "expected false (the dump of a file whose read stopped part-way) or no "
+                        "member, found " +
+                            std::string(kind_name(complete.kind)));
+    if (!is_true(complete))
+        return error_at(complete, "complete",
+                        "refused: this is the dump of a file whose read stopped part-way at an "
+                        "error (\"complete\": false): what the read did not reach is not in it, "
+                        "so the file packed from it would silently lack it; repair the file, or "
+                        "remove the member to pack what was read");
     return {};
 }
 

@@ -36,17 +36,18 @@ bool read_quoted(std::string_view text, std::size_t& i, std::string& out) {
 } // namespace
 
 NodePath& NodePath::name(std::string_view text) {
-    steps.push_back({PathStep::Kind::name, std::string(text), 0});
+    steps.push_back({PathStep::Kind::name, std::string(text), 0, PathStep::k_no_position, {}});
     return *this;
 }
 
 NodePath& NodePath::index(std::uint64_t i) {
-    steps.push_back({PathStep::Kind::index, {}, i});
+    steps.push_back({PathStep::Kind::index, {}, i, PathStep::k_no_position, {}});
     return *this;
 }
 
 NodePath& NodePath::name_match(std::string_view text) {
-    steps.push_back({PathStep::Kind::name_match, std::string(text), 0});
+    steps.push_back(
+        {PathStep::Kind::name_match, std::string(text), 0, PathStep::k_no_position, {}});
     return *this;
 }
 
@@ -134,7 +135,7 @@ Result<NodePath> NodePath::parse(std::string_view text) {
                 path.name_match(value);
             } else if (i < text.size() && text[i] == '*') {
                 ++i;
-                path.steps.push_back({PathStep::Kind::any_one, {}, 0});
+                path.steps.push_back({PathStep::Kind::any_one, {}, 0, PathStep::k_no_position, {}});
             } else {
                 std::uint64_t n = 0;
                 auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), n);
@@ -154,10 +155,10 @@ Result<NodePath> NodePath::parse(std::string_view text) {
         std::size_t start = i;
         if (text.substr(i).starts_with("**")) {
             i += 2;
-            path.steps.push_back({PathStep::Kind::any_depth, {}, 0});
+            path.steps.push_back({PathStep::Kind::any_depth, {}, 0, PathStep::k_no_position, {}});
         } else if (i < text.size() && text[i] == '*') {
             ++i;
-            path.steps.push_back({PathStep::Kind::any_one, {}, 0});
+            path.steps.push_back({PathStep::Kind::any_one, {}, 0, PathStep::k_no_position, {}});
         } else {
             while (i < text.size() && bare_char(text[i])) ++i;
             if (i == start)
@@ -241,12 +242,17 @@ bool match_from(const std::vector<PathStep>& pat, std::size_t pi, const std::vec
             ok = true;
             break;
         case PathStep::Kind::index:
-            ok = t.kind == PathStep::Kind::index && t.index == s.index;
+            ok = t.kind == PathStep::Kind::index
+                     ? t.index == s.index
+                     : (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
+                           t.position == s.index;
             break;
         case PathStep::Kind::name:
         case PathStep::Kind::name_match:
-            ok = (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
-                 t.text == s.text;
+            ok = t.kind == PathStep::Kind::index
+                     ? !t.known_name.empty() && t.known_name == s.text
+                     : (t.kind == PathStep::Kind::name || t.kind == PathStep::Kind::name_match) &&
+                           t.text == s.text;
             break;
         case PathStep::Kind::any_depth:
             break;

@@ -287,7 +287,13 @@ TEST_CASE(
     REQUIRE(migrated);
     auto lines = diff_lines(v1, migrated->bytes);
     CHECK(lines == "change version | add metadata.screenshotPath | add "
-                   "entities[name=legacy-player].Transform.parent | add checksum");
+                   "entities[name=legacy-player].Transform.parent");
+    // The v4 checksum is derived from the rest: reported only when asked for (CLI.md diff).
+    DiffOptions derived;
+    derived.derived = true;
+    CHECK(diff_lines(v1, migrated->bytes, derived) ==
+          "change version | add metadata.screenshotPath | add "
+          "entities[name=legacy-player].Transform.parent | add checksum");
 }
 
 namespace {
@@ -344,6 +350,12 @@ TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in th
     ignore.ignore.push_back(*NodePath::parse("entities.*.C1.**"));
     DiffOptions epsilon;
     epsilon.epsilon = 1;
+    // Index patterns match entities shown by name, and name patterns those shown by index.
+    DiffOptions by_index;
+    by_index.ignore.push_back(*NodePath::parse("entities[2]"));
+    by_index.ignore.push_back(*NodePath::parse("entities[name=orc].**"));
+    DiffOptions derived;
+    derived.derived = true;
     for (int round = 0; round < 300; ++round) {
         auto ea = random_entities();
         auto eb = ea;
@@ -373,7 +385,7 @@ TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in th
         const std::string a = save_v3(ea, {{"k", std::to_string(pick(3))}});
         const std::string b =
             save_v3(eb, {{"k", std::to_string(pick(3))}}, pick(2) ? "42.5" : "43");
-        for (const DiffOptions* o : {&ignore, &epsilon}) {
+        for (const DiffOptions* o : {&ignore, &epsilon, &by_index}) {
             const auto whole = all_changes(a, b, false, *o);
             CHECK(all_changes(a, b, true, *o) == whole);
             with_changes += !whole.empty();
@@ -393,6 +405,7 @@ TEST_CASE("diff_streamed emits exactly what diff of the whole trees emits, in th
         }
         const auto whole = all_changes(a, b, false, {});
         CHECK(all_changes(a, b, true, {}) == whole);
+        CHECK(all_changes(a, b, true, derived) == all_changes(a, b, false, derived));
         with_changes += !whole.empty();
         ++pairs;
     }
@@ -427,4 +440,210 @@ TEST_CASE("diff_streamed: order is refused, a file that does not parse is report
     REQUIRE(r);
     CHECK_FALSE(r->declined);
     CHECK(changes == 1);
+}
+
+// Issue 11, item 19: the dump of a file whose read stopped part-way says so ("complete": false)
+// and pack refuses it; a file read to its end dumps with no such member. The stop is the
+// reader's own verdict (Document::complete()), for every format; the streamed dump (JsonParts)
+// marks it the same way.
+TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and refused") {
+    std::size_t partial = 0, whole = 0;
+    for (const FormatInfo& format : format_table()) {
+        std::size_t partial_here = 0;
+        for (const char* dir : {"valid", "invalid"}) {
+            for (const auto& path : test::files_in(test::testdata() / format.name / dir, "")) {
+                if (path.extension() == ".expect") continue;
+                CAPTURE(path.string());
+                auto source = std::make_shared<const Source>(test::read_bytes(path));
+                if (!format.detect(source->view().substr(0, k_detect_bytes))) continue;
+                Parsed parsed = format.read(source, ReadOptions{});
+                std::string json;
+                format.to_json(parsed.doc, json);
+                const bool marked = json.find("\"complete\": false") != std::string::npos;
+                CHECK(marked == !parsed.doc.complete());
+                if (parsed.doc.complete()) {
+                    ++whole;
+                    continue;
+                }
+                ++partial;
+                ++partial_here;
+                CHECK(parsed.findings.has_errors()); // a read stops only at an error
+                CHECK(std::string_view(dir) == "invalid");
+                auto packed = format.from_json(json);
+                REQUIRE_FALSE(packed);
+                CHECK(packed.error().path == "complete");
+                CHECK(packed.error().message.find("stopped part-way") != std::string::npos);
+                if (format.json_parts) {
+                    struct Parts : PartConsumer {
+                        std::unique_ptr<JsonParts> json;
+                        void head(Document& d, std::uint64_t) override { json->head(d); }
+                        void item(Document& d, NodeId i, std::uint64_t) override {
+                            json->item(d, i);
+                        }
+                        void tail(Document& d) override { json->tail(d); }
+                        void stopped() override { json->stopped(); }
+                    } parts;
+                    std::string streamed;
+                    parts.json = format.json_parts(streamed);
+                    format.stream(source, parts);
+                    parts.json->finish();
+                    CHECK(streamed == json);
+                }
+            }
+        }
+        CAPTURE(format.name);
+        // Each binary format's corpus has files whose read stops early (the text formats stop
+        // only at a size or count limit).
+        if (format.id != FormatId::text_archive && format.id != FormatId::spark_kv)
+            CHECK(partial_here > 0);
+    }
+    CHECK(whole > 20);
+    CHECK(partial > 10);
+}
+
+TEST_CASE("pack: a missing mandatory member is refused, not read as empty") {
+    struct Case {
+        const char* json;
+        const char* path;
+        const char* message_part;
+    };
+    for (Case c : std::initializer_list<Case>{
+             // 1.4: the custom-state count is mandatory in v3/v4.
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": []})", "",
+              "a v3 file always has its custom-state count"},
+             {R"({"version": 4, "metadata": {"raw": ""}, "entities": []})", "",
+              "a v4 file always has its custom-state count"},
+             // v1/v2: no count is said with customStateAbsent; a missing member says nothing.
+             {R"({"version": 1, "metadata": {"raw": ""}, "entities": []})", "",
+              "expected a member \"customState\""},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": [],
+                  "complete": false})",
+              "complete", "refused: this is the dump of a file whose read stopped part-way"},
+             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": [],
+                  "complete": 0})",
+              "complete", "expected false"},
+         }) {
+        CAPTURE(c.json);
+        auto packed = spark_save::from_json(c.json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().path == c.path);
+        CHECK(packed.error().message.find(c.message_part) != std::string::npos);
+    }
+    // What the dump of such a file says is accepted: no pairs with the absent count (v1/v2),
+    // an empty list (any version), "complete": true.
+    for (
+        const char* ok : {
+            R"({"version": 1, "metadata": {"raw": ""}, "entities": [], "customStateAbsent": true})",
+            R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": []})",
+            R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customState": [],
+                 "complete": true})",
+        }) {
+        CAPTURE(ok);
+        CHECK(spark_save::from_json(ok));
+    }
+    // The other formats refuse the mark the same way (their shared root-member check).
+    for (const char* name : {"text_archive", "spark_kv", "tess_world", "gmsv"}) {
+        CAPTURE(name);
+        const std::string json =
+            fmt::format(R"({{"format": "{}", "version": 1, "complete": false}})", name);
+        auto packed = format_by_name(name)->from_json(json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().path == "complete");
+    }
+}
+
+// Issue 11, item 21 (CLI.md diff): values derived from the rest are reported only when asked.
+TEST_CASE("diff: derived values (checksums, counts) only with derived; property order alone is "
+          "no difference") {
+    const Comps player = {
+        {"Transform", {{"px", "1.000000"}, {"py", "2.000000"}, {"parent", "-1"}}}};
+    const Comps reordered = {
+        {"Transform", {{"parent", "-1"}, {"py", "2.000000"}, {"px", "1.000000"}}}};
+    auto a = migrate(parse(save_v3({{"player", player}})).doc, 4);
+    auto b = migrate(parse(save_v3({{"player", reordered}})).doc, 4);
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(a->bytes != b->bytes); // the v4 checksums differ
+    CHECK(diff_lines(a->bytes, b->bytes) == "");
+    DiffOptions order;
+    order.order = true;
+    CHECK(diff_lines(a->bytes, b->bytes, order) == "order entities[name=player].Transform");
+    DiffOptions derived;
+    derived.derived = true;
+    CHECK(diff_lines(a->bytes, b->bytes, derived).starts_with("change checksum 0x"));
+
+    // A text archive's map counts (FORMATS.md 2) follow the pairs.
+    const FormatInfo& text = format_info(FormatId::text_archive);
+    auto read = [&](std::string bytes) {
+        Parsed p = text.read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{});
+        REQUIRE_FALSE(p.findings.has_errors());
+        return p;
+    };
+    const Parsed one = read("1.0.0\nm: UnorderedMap {\n\tnbElements: __PGSA size_t {1},\n\tkey0: "
+                            "__PGSA string {a},\n\tvalue0: __PGSA int {1}\n}\n");
+    const Parsed two = read("1.0.0\nm: UnorderedMap {\n\tnbElements: __PGSA size_t {2},\n\tkey0: "
+                            "__PGSA string {a},\n\tvalue0: __PGSA int {1},\n\tkey1: __PGSA string "
+                            "{b},\n\tvalue1: __PGSA int {2}\n}\n");
+    auto paths = [&](const DiffOptions& o) {
+        std::string out;
+        REQUIRE(diff(one.doc, two.doc, o, [&](const Change& c) { out += c.path.str() + ";"; }));
+        return out;
+    };
+    CHECK(paths({}) == "m.key1;m.value1;");
+    CHECK(paths(derived) == "m.nbElements;m.key1;m.value1;");
+}
+
+// Issue 11, item 22: --ignore takes a path step in either form, whichever diff prints.
+TEST_CASE("diff: an index pattern ignores an entity shown by name, a name pattern one shown by "
+          "index") {
+    const std::string a = save_v3({{"player", {{"Hp", {{"v", "1"}}}}},
+                                   {"orc", {{"Hp", {{"v", "1"}}}}},
+                                   {"orc", {{"Hp", {{"v", "2"}}}}}});
+    const std::string b = save_v3({{"player", {{"Hp", {{"v", "5"}}}}},
+                                   {"orc", {{"Hp", {{"v", "1"}}}}},
+                                   {"orc", {{"Hp", {{"v", "3"}}}}}});
+    CHECK(diff_lines(a, b) ==
+          "change entities[name=player].Hp.v 1->5 | change entities[2].Hp.v 2->3");
+    auto ignoring = [&](const char* pattern) {
+        DiffOptions o;
+        o.ignore.push_back(*NodePath::parse(pattern));
+        return diff_lines(a, b, o);
+    };
+    CHECK(ignoring("entities[0]") == "change entities[2].Hp.v 2->3");
+    CHECK(ignoring("entities[0].Hp.v") == "change entities[2].Hp.v 2->3");
+    CHECK(ignoring("entities[1]") ==
+          "change entities[name=player].Hp.v 1->5 | change entities[2].Hp.v 2->3");
+    CHECK(ignoring("entities[name=orc]") == "change entities[name=player].Hp.v 1->5");
+    CHECK(ignoring("entities.orc.**") == "change entities[name=player].Hp.v 1->5");
+    CHECK(ignoring("entities[2]") == "change entities[name=player].Hp.v 1->5");
+    // The printed paths stay what they were: they paste into dump --select.
+    NodePath p = *NodePath::parse("entities[name=player]");
+    p.steps.back().position = 0;
+    CHECK(p.str() == "entities[name=player]");
+}
+
+// The text formats stop reading only at a limit: their dumps are marked then too.
+TEST_CASE("pack: a text archive or spark-kv store whose read stopped at a limit is refused") {
+    std::string deep = "1.0.0\ne: C {\n";
+    for (int d = 1; d <= 300; ++d)
+        deep += std::string(static_cast<std::size_t>(d), '\t') + "c: C {\n";
+    for (int d = 300; d >= 0; --d) deep += std::string(static_cast<std::size_t>(d), '\t') + "}\n";
+    std::string lines = "#!spark-kv-v2\n";
+    for (int i = 0; i < 2'000'001; ++i) lines += "k\tv\n";
+    for (auto [id, bytes] :
+         {std::pair{FormatId::text_archive, &deep}, std::pair{FormatId::spark_kv, &lines}}) {
+        const FormatInfo& format = format_info(id);
+        CAPTURE(format.name);
+        Parsed parsed = format.read(std::make_shared<const Source>(*bytes), ReadOptions{});
+        REQUIRE(parsed.findings.first_error());
+        CHECK(parsed.findings.first_error()->code == ErrorCode::limit_exceeded);
+        CHECK_FALSE(parsed.doc.complete());
+        std::string json;
+        format.to_json(parsed.doc, json);
+        CHECK(json.ends_with(",\n  \"complete\": false\n}\n"));
+        if (id == FormatId::spark_kv) continue; // 2 million records: the refusal is tested above
+        auto packed = format.from_json(json);
+        REQUIRE_FALSE(packed);
+        CHECK(packed.error().path == "complete");
+    }
 }

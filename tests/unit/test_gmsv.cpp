@@ -274,6 +274,15 @@ TEST_CASE("diff matches entities by GUID and compares JSON data member by member
         lines.push_back(std::string(op_name(c.op)) + " " + c.path.str());
     }));
     CHECK(lines == std::vector<std::string>{
+                       "change entities[name=00112233-4455-6677-8899-aabbccddeeff].Position.Y"});
+    // The CRC-32 is derived: reported only with DiffOptions::derived (--derived).
+    lines.clear();
+    DiffOptions derived;
+    derived.derived = true;
+    REQUIRE(diff(a.doc, b.doc, derived, [&](const Change& c) {
+        lines.push_back(std::string(op_name(c.op)) + " " + c.path.str());
+    }));
+    CHECK(lines == std::vector<std::string>{
                        "change entities[name=00112233-4455-6677-8899-aabbccddeeff].Position.Y",
                        "change checksum"});
 }

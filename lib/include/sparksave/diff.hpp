@@ -22,6 +22,9 @@ struct DiffOptions {
     double epsilon = 0;           // numbers closer than this (inclusive) are equal
     std::vector<NodePath> ignore; // patterns: a change at or under a match is not reported
     bool order = false;           // also report children whose relative order changed
+    // Also report values derived from the rest of the file (CLI.md diff, is_derived()): they
+    // change whenever anything else does, so by default they are left out.
+    bool derived = false;
     // diff_streamed: at most this many differing items (or 1/16 of them, if more) are kept.
     std::size_t max_kept_items = 4096;
 };
@@ -61,6 +64,14 @@ struct StreamedDiff {
 Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<const Source> a,
                                    std::shared_ptr<const Source> b, const DiffOptions& options,
                                    const std::function<void(const Change&)>& emit);
+
+// Whether the child `child` of `parent`, at `path`, holds a value derived from the rest of its
+// file (a checksum, a body size, a count of other nodes), which the writer recomputes or which
+// changes whenever what it counts does: spark_save and GMSV `checksum` (FORMATS.md 1.5, 5),
+// tess `header.bodySize`, `header.checksum`, `header.fieldCount`, `header.chunkCount`
+// (FORMATS.md 4.1), a text archive's `nbElements` of an UnorderedMap and `nbValue` of a SaveData
+// (FORMATS.md 2). A spark-kv store has none.
+bool is_derived(const Document& doc, NodeId parent, NodeId child, const NodePath& path) noexcept;
 
 // Whether two value texts are equal: byte-equal, or both numbers within `epsilon`.
 bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept;

@@ -113,6 +113,12 @@ class Document {
     enum class Part : std::uint8_t { whole, head, item, tail };
     Part part() const noexcept { return part_; }
     void set_part(Part part) noexcept { part_ = part; }
+    // False when the read that built the tree stopped part-way at an error (a truncated or
+    // unreadable structure): the tree holds only what was read before it, and the rest of the
+    // file is in no node. `dump --json` marks such a dump `"complete": false` and `pack`
+    // refuses it (the unread rest would be dropped from the file it builds).
+    bool complete() const noexcept { return complete_; }
+    void set_complete(bool complete) noexcept { complete_ = complete; }
     // Empties the tree down to its root, keeping the first `keep_arena` arena bytes and the
     // capacity, so one Document can hold successive parts of a file without new allocations.
     void clear_nodes(std::size_t keep_arena = 0);
@@ -186,6 +192,7 @@ class Document {
     FormatId format_;
     std::uint32_t version_;
     Part part_ = Part::whole;
+    bool complete_ = true;
     std::shared_ptr<const Source> source_;
     std::string_view source_view_; // source_->view(), kept at hand for str()
     std::vector<Node> nodes_;

@@ -29,6 +29,12 @@ bool parse_escaped(std::string_view text, std::string& out);
 // `"` and `\` (checked eight bytes at a time).
 std::size_t plain_prefix(std::string_view bytes) noexcept;
 
+// Whether UTF-8 text holds a character the escapers here never pass on raw, other than LF, TAB
+// and `"` / `\`: a control character (CR and ESC included), DEL, or a code point a terminal may
+// act on (C1 controls, direction overrides and isolates, U+2028/U+2029, U+FEFF). Invalid UTF-8
+// counts as such a character too.
+bool has_terminal_controls(std::string_view bytes) noexcept;
+
 // Appends a JSON string literal for UTF-8 text (call is_valid_utf8 first; invalid sequences
 // are replaced by U+FFFD). Control and C1 characters and direction overrides use \uXXXX.
 void append_json_string(std::string& out, std::string_view utf8);

@@ -70,6 +70,9 @@ struct PartConsumer {
     virtual void head(Document& doc, std::uint64_t item_count) = 0;
     virtual void item(Document& doc, NodeId item, std::uint64_t index) = 0;
     virtual void tail(Document& doc) = 0;
+    // Called (before the part the read stopped in is handed over) when an error stopped the
+    // read part-way: the parts are only what was read before it (Document::complete()).
+    virtual void stopped() {}
 };
 
 // The lossless JSON of a file read part by part: head(), item() for each item, tail() (or
@@ -80,6 +83,9 @@ struct JsonParts {
     virtual void item(const Document& doc, NodeId item) = 0;
     virtual void tail(const Document& doc) = 0;
     virtual void finish() = 0;
+    // The read stopped part-way (PartConsumer::stopped): the JSON ends with "complete": false,
+    // as to_json() of a tree that is not Document::complete() does.
+    virtual void stopped() = 0;
 };
 
 // Writing a file part by part, the inverse of stream(): each call encodes its part (in the

@@ -16,6 +16,10 @@ bool base64_decode(std::string_view text, std::string& out);
 // Appends the bytes of a string of hex digit pairs (either case); false on a malformed input.
 bool hex_decode(std::string_view text, std::string& out);
 
+// The last member of the dump of a file whose read stopped part-way (Document::complete()):
+// `pack` refuses such a dump. A complete dump has no "complete" member.
+inline constexpr std::string_view k_json_incomplete = ",\n  \"complete\": false";
+
 // Appends `depth` levels of two-space indentation.
 inline void indent(std::string& out, int depth) {
     out.append(static_cast<std::size_t>(depth) * 2, ' ');

@@ -85,6 +85,10 @@ class Reader {
     Result<void> dump_members(const Value& root, std::string_view format,
                               std::span<const std::string_view> names, std::span<Value> values,
                               std::span<bool> present) const;
+    // The root member "complete" (json_out.hpp k_json_incomplete): false marks the dump of a file
+    // whose read stopped part-way, which pack refuses (the file it built would silently lack
+    // what the read did not reach); true is accepted; anything else is refused.
+    Result<void> check_complete(const Value& complete) const;
     // Refuses members of `object` other than `allowed`, and any member twice (a typo in an edited
     // dump is an error, not ignored); `path` names the object in the error.
     Result<void> only_members(const Value& object, const std::string& path,

@@ -20,10 +20,17 @@
 namespace sparksave {
 
 struct PathStep {
+    static constexpr std::uint64_t k_no_position = ~std::uint64_t{0};
     enum class Kind : std::uint8_t { name, index, name_match, any_one, any_depth };
     Kind kind = Kind::name;
     std::string text;        // name or name_match value
     std::uint64_t index = 0; // index
+    // A concrete path may know both ways of naming the child (diff sets them): a name step its
+    // index under the parent, an index step the child's name (empty: unnamed). They are not
+    // printed; path_matches() uses them, so `entities[3]` and `entities[name=orc]` both match
+    // the one entity whichever way the path shows it.
+    std::uint64_t position = k_no_position; // name / name_match steps
+    std::string known_name;                 // index steps
     bool operator==(const PathStep&) const = default;
 };
 
@@ -58,7 +65,8 @@ Result<NodeId> resolve(const Document& doc, const NodePath& path);
 std::string path_of(const Document& doc, NodeId target);
 
 // Whether a concrete path matches a pattern with `*` (one step) and `**` (zero or more steps).
-// `*` matches any one step; a name step `x` and `[name=x]` match each other.
+// `*` matches any one step; a name step `x` and `[name=x]` match each other; an index pattern
+// `[3]` matches a name step whose position is 3, a name pattern an index step of that known name.
 bool path_matches(const NodePath& pattern, const NodePath& path);
 
 } // namespace sparksave

@@ -49,10 +49,12 @@ class JsonEmitter final : public JsonParts {
     void item(const Document& doc, NodeId entity) override;
     void tail(const Document& doc) override;
     void finish() override;
+    void stopped() override { complete_ = false; }
 
   private:
     void close_entities();
     std::string& out_;
+    bool complete_ = true;
     std::size_t entities_ = 0;
     bool entities_open_ = false;
     bool closed_ = true;
