@@ -101,10 +101,10 @@ struct FileInfo {
     std::optional<SlotRole> role; // set when found in a directory
 };
 
-FileInfo inspect(const std::string& path) {
+FileInfo inspect(const std::string& path, bool walked = false) {
     FileInfo fi;
     fi.path = path;
-    Loaded loaded = load_input(path);
+    Loaded loaded = load_input(path, walked);
     if (!loaded.input) {
         fi.load_error = loaded.error;
         fi.load_exit = loaded.exit_code;
@@ -114,7 +114,27 @@ FileInfo inspect(const std::string& path) {
     }
     fi.format = loaded.input->format;
     fi.summary = fi.format->summarize(loaded.input->source->view());
+    if (auto changed = changed_while_read(*loaded.input)) {
+        fi.format = nullptr;
+        fi.load_error = *changed;
+        fi.load_exit = k_exit_trouble;
+    }
     return fi;
+}
+
+// A temporary file left by an interrupted sparksave write (kill -9, a power cut) is never read
+// as a save: it is named for what it is.
+constexpr std::string_view k_stale_temp = "stale temporary file of an interrupted sparksave write";
+
+std::string stale_temp_line(const std::string& path, bool json) {
+    if (!json)
+        return fmt::format("{}: {} (not a save; it can be removed)\n", show_path(path),
+                           k_stale_temp);
+    std::string line = "{\"path\": ";
+    append_json_bytes(line, path);
+    line += ", \"format\": null, \"staleTemporary\": true, \"note\": ";
+    append_json_string(line, k_stale_temp);
+    return line + "}\n";
 }
 
 const InfoField* field(const std::vector<InfoField>& fields, std::string_view key) {
@@ -399,21 +419,15 @@ int run_info(const InfoOptions& o) {
         if (path != "-" && fs::is_directory(path, ec)) {
             // Group the files by their directory.
             std::map<std::string, std::vector<FileInfo>> by_dir;
-            std::vector<std::string> found;
-            fs::recursive_directory_iterator it(path, ec), end;
-            for (; !ec && it != end; it.increment(ec)) {
-                std::error_code sec;
-                if (it->is_regular_file(sec)) found.push_back(it->path().string());
-            }
-            if (ec) {
-                message(show_path(path), "cannot read the directory: " + ec.message());
-                note(k_exit_trouble);
-            }
-            std::sort(found.begin(), found.end());
+            // The walk every command shares (sparksave/input.hpp): its rules, and a directory
+            // that cannot be read reported while the rest is still listed.
+            FileList list = collect_files({path});
+            if (!list.problems.empty()) note(k_exit_trouble);
             std::size_t skipped = 0;
-            for (const auto& file : found) {
+            for (const auto& entry : list.files) {
+                const std::string& file = entry.path;
                 SlotRole role = role_of(fs::path(file).filename().string());
-                FileInfo fi = inspect(file);
+                FileInfo fi = inspect(file, true);
                 if (fi.load_exit == k_exit_trouble) {
                     message(show_path(file), fi.load_error.message);
                     note(k_exit_trouble);
@@ -436,13 +450,20 @@ int run_info(const InfoOptions& o) {
             if (o.json) {
                 for (auto& [dir, files] : by_dir)
                     for (const auto& fi : files) out(json_line(fi));
+                for (const auto& temp : list.stale_temps) out(stale_temp_line(temp, true));
             } else {
                 for (auto& [dir, files] : by_dir) out(directory_table(dir, files, color));
-                if (by_dir.empty()) out(fmt::format("{}: no saves\n", show_path(path)));
+                if (by_dir.empty() && list.stale_temps.empty())
+                    out(fmt::format("{}: no saves\n", show_path(path)));
+                for (const auto& temp : list.stale_temps) out(stale_temp_line(temp, false));
                 if (skipped)
                     out(fmt::format("({} other {} skipped: no known format)\n", skipped,
                                     skipped == 1 ? "file" : "files"));
             }
+            continue;
+        }
+        if (path != "-" && is_temporary_name(fs::path(path).filename().string())) {
+            out(stale_temp_line(path, o.json));
             continue;
         }
         FileInfo fi = inspect(path);
