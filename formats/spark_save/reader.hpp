@@ -194,6 +194,13 @@ inline constexpr std::size_t k_number_fields = 9;
 inline constexpr std::size_t k_number_lines = 7;
 inline constexpr std::uint8_t k_number_line[k_number_fields] = {0, 1, 2, 3, 4, 4, 4, 5, 6};
 
+// A parse_metadata_block callback that only notes that it was called (one type, so the
+// function's call to itself does not instantiate a new one).
+struct MetadataFlag {
+    bool raised = false;
+    void operator()(std::size_t, const std::string&, const std::string&) { raised = true; }
+};
+
 // 1.2: strings by getline, numbers by `>>` (extract.hpp), then only whitespace may follow. The
 // current engine (and the v1..v2 reader that came before it) refuse the block at the first
 // number `>>` fails on, at a non-finite float, at text after playerDeaths and at a CR in a
@@ -204,7 +211,7 @@ inline constexpr std::uint8_t k_number_line[k_number_fields] = {0, 1, 2, 3, 4, 4
 template <class Problem, class Note, class Misread>
 void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version,
                           Metadata& meta, Problem&& metadata_problem, Note&& warning,
-                          Misread&& misread) {
+                          Misread&& misread, bool hinted = true) {
     static constexpr std::string_view k_strings_v1[] = {k_save_name, k_scene_name, k_player_class};
     static constexpr std::string_view k_strings_v2[] = {k_save_name, k_scene_name, k_player_class,
                                                         k_screenshot_path};
@@ -299,10 +306,16 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
                 : x.fail == Extraction::Fail::out_of_range ? "a finite number"
                                                            : "a number";
             std::string why;
+            if (meta.count > strings.size() && x.begin == pos && pos > numbers_begin &&
+                !is_space(block[pos - 1])) {
+                const MetaField& prev = meta.fields[meta.count - 1];
+                why = fmt::format(" (left over after {} read {})", prev.name,
+                                  display(prev.text, true));
+            }
             if (x.fail == Extraction::Fail::out_of_range)
-                why = f.type == ValueType::integer            ? " (out of int's range)"
-                      : f.type == ValueType::unsigned_integer ? " (out of uint64's range)"
-                                                              : " (out of float's range)";
+                why += f.type == ValueType::integer            ? " (out of int's range)"
+                       : f.type == ValueType::unsigned_integer ? " (out of uint64's range)"
+                                                               : " (out of float's range)";
             metadata_problem(field.offset, path,
                              fmt::format("expected {}, found {}{}: `>>` fails there", what,
                                          display(field.text, true), why));
@@ -315,6 +328,11 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         field.u = x.u;
         field.i = x.i;
         field.f = x.f;
+        if (f.type == ValueType::unsigned_integer && field.text.starts_with('-') && x.u != 0)
+            warning(field.offset, path,
+                    fmt::format("{} is negative: the engine reads the unsigned timestamp as {} "
+                                "(the value wraps modulo 2^64), and its next save writes that",
+                                display(field.text, true), x.u));
         if (x.underflow)
             warning(field.offset, path,
                     fmt::format("{} underflows a float: the engine's Linux build (libstdc++) "
@@ -395,18 +413,25 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         }
         for (std::size_t k = first; k < j; ++k) shifted[k] = !as_written;
     }
+    // What the engine reads, line by line: `line 5 "42.5": timestamp = 42, playTime = 0.5`.
     std::string list;
     std::size_t first_shifted = k_number_fields;
+    std::size_t listed_line = line_count;
     for (std::size_t k = 0; k < k_number_fields; ++k) {
         if (!shifted[k]) continue;
         if (first_shifted == k_number_fields) first_shifted = k;
         const MetaField& f = numbers[k];
         const std::size_t l = line_of(f);
-        const std::string_view line = block.substr(lines[l].begin, lines[l].end - lines[l].begin);
-        list +=
-            fmt::format("{}{}{} = {} (line {}: {}{})", list.empty() ? "" : ", ",
-                        f.in_position ? "position." : "", f.name, engine_value(f), lines[l].number,
-                        display(line.substr(0, 40), true), line.size() > 40 ? "..." : "");
+        if (l != listed_line) {
+            const std::string_view line =
+                block.substr(lines[l].begin, lines[l].end - lines[l].begin);
+            list += fmt::format("{}line {} {}{}: ", list.empty() ? "" : "; ", lines[l].number,
+                                display(line.substr(0, 40), true), line.size() > 40 ? "..." : "");
+            listed_line = l;
+        } else {
+            list += ", ";
+        }
+        list += fmt::format("{}{} = {}", f.in_position ? "position." : "", f.name, engine_value(f));
     }
     if (first_shifted == k_number_fields) return;
     meta.shifted = true;
@@ -415,11 +440,17 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         static_cast<std::size_t>(std::count(block.begin(), block.end(), '\n'));
     if (!block.empty() && block.back() != '\n') ++block_lines;
     std::string hint;
-    if (version >= 2 && block_lines == 10)
+    auto other_layout_fits = [&](std::uint32_t other) {
+        Metadata m;
+        MetadataFlag flag;
+        parse_metadata_block(block, base, other, m, flag, flag, flag, false);
+        return !flag.raised && m.complete;
+    };
+    if (hinted && version >= 2 && block_lines == 10 && other_layout_fits(1))
         hint = fmt::format(" (the block has the 10 lines of a v1 block, which has no "
                            "screenshotPath, but the version field says {})",
                            version);
-    else if (version == 1 && block_lines == 11)
+    else if (hinted && version == 1 && block_lines == 11 && other_layout_fits(2))
         hint = " (the block has the 11 lines of a v2..v4 block, with a screenshotPath, but the "
                "version field says 1)";
     const MetaField& f = numbers[first_shifted];
@@ -852,8 +883,8 @@ template <class Sink> class Reader {
             error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
         } else {
             warning(ErrorCode::bad_metadata, offset, std::move(path),
-                    message + fmt::format(" (1.4: the v1-era reader does not check this and "
-                                          "loads the v{} file; the later v1..v2 reader and the "
+                    message + fmt::format(" (the v1-era reader does not check this and loads "
+                                          "the v{} file; the later v1..v2 reader and the "
                                           "current engine refuse it, so migration will fail)",
                                           version_));
         }
@@ -897,7 +928,9 @@ template <class Sink> class Reader {
         auto index = parse_parent_index(value);
         if (!index || *index < -1) {
             engine_rule(ErrorCode::bad_parent, offset, property_path(key),
-                        fmt::format("expected an entity index (an integer >= -1), found {}",
+                        fmt::format("expected an entity index >= -1 as std::from_chars reads "
+                                    "it (an optional -, decimal digits, nothing before or "
+                                    "after), found {}",
                                     display(value, true)),
                         "ignores it");
             return;
