@@ -693,13 +693,10 @@ template <class Sink> class Reader {
             const std::size_t entity_off = r.pos();
             const std::uint16_t name_len = r.u16();
             if (!r.ok()) return truncated(r, "the entity name length", entity_path());
-            if (!current && name_len > k_max_legacy_string) {
-                error(ErrorCode::limit_exceeded, entity_off, entity_path(),
-                      fmt::format("expected an entity name of at most {} bytes (the v{} limit), "
-                                  "found {}",
-                                  k_max_legacy_string, version_, name_len));
-                return false;
-            }
+            // 1.4: the v1-era reader capped names at 4096 bytes; the later v1..v2 reader (and
+            // the current engine) take any u16 length, so a longer name is only at risk.
+            if (!current && name_len > k_max_legacy_string) [[unlikely]]
+                legacy_length(entity_off, entity_path(), "an entity name", name_len);
             const std::string_view name = r.bytes(name_len);
             if (!r.ok()) return truncated(r, "the entity name", entity_path());
             const std::size_t comp_count_off = r.pos();
@@ -718,13 +715,8 @@ template <class Sink> class Reader {
                 const std::size_t comp_off = r.pos();
                 const std::uint16_t type_len = r.u16();
                 if (!r.ok()) return truncated(r, "the component type length", entity_path());
-                if (!current && type_len > k_max_legacy_string) {
-                    error(ErrorCode::limit_exceeded, comp_off, entity_path(),
-                          fmt::format("expected a component type of at most {} bytes (the v{} "
-                                      "limit), found {}",
-                                      k_max_legacy_string, version_, type_len));
-                    return false;
-                }
+                if (!current && type_len > k_max_legacy_string) [[unlikely]]
+                    legacy_length(comp_off, entity_path(), "a component type", type_len);
                 type_ = r.bytes(type_len);
                 if (!r.ok()) return truncated(r, "the component type", entity_path());
                 const std::size_t prop_count_off = r.pos();
@@ -883,11 +875,21 @@ template <class Sink> class Reader {
             error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
         } else {
             warning(ErrorCode::bad_metadata, offset, std::move(path),
-                    message + fmt::format(" (the v1-era reader does not check this and loads "
-                                          "the v{} file; the later v1..v2 reader and the "
-                                          "current engine refuse it, so migration will fail)",
+                    message + fmt::format(" (the v{}-era reader does not check this and loads "
+                                          "the file; the later v1..v2 reader and the current "
+                                          "engine refuse it, so migration will fail)",
                                           version_));
         }
+    }
+
+    // A v1/v2 name or type above the v1-era reader's 4096 bytes (1.4): accepted by the later
+    // v1..v2 reader and the current engine, refused by the first one.
+    void legacy_length(std::size_t offset, std::string path, std::string_view what,
+                       std::size_t length) {
+        warning(ErrorCode::limit_exceeded, offset, std::move(path),
+                fmt::format("{} of {} bytes: the v{}-era reader refuses more than {} (the later "
+                            "v1..v2 reader and the current engine accept up to 65535)",
+                            what, length, version_, k_max_legacy_string));
     }
 
     // Component-level rules: duplicate type, explicit NameComponent (1.3, 1.4).
