@@ -779,6 +779,12 @@ template <class Sink> class Reader {
                                   byte_count(r.remaining())));
                 return false;
             }
+            // 1.4: optional for the v1-era reader, mandatory for the later v1..v2 reader.
+            warning(ErrorCode::truncated, cs_off, std::string(k_custom_state),
+                    fmt::format("no custom-state count: the v{}-era reader lets a save end after "
+                                "its entities, the later v1..v2 reader and the current engine "
+                                "refuse it (migration writes a count of 0)",
+                                version_));
             sink_.on_custom_state_begin(false, 0, cs_off);
             sink_.on_custom_state_end(cs_off, 0);
         } else {
