@@ -210,13 +210,28 @@ TEST_CASE("v1 files may end after the entities; v3 files may not") {
 }
 
 TEST_CASE("v1 limits: names of 4096 bytes pass, 4097 warn (the v1-era cap); v3 takes 65535") {
-    for (std::size_t len : {4096u, 4097u}) {
+    for (std::size_t len : {4096u, 4097u, 65535u}) {
         Encoder e;
         e.out = header(1, meta(1));
         e.u32(1);
         e.str(std::string(len, 'n'));
         e.u16(0);
         e.u32(0);
+        {
+            // A v2 component type of the same length.
+            Encoder t;
+            t.out = header(2, meta(2));
+            t.u32(1);
+            t.str("p");
+            t.u16(1);
+            t.str(std::string(len, 't'));
+            t.u16(0);
+            t.u32(0);
+            auto pt = parse(t.out);
+            CHECK_FALSE(pt.findings.has_errors());
+            CHECK(pt.findings.warning_count() == (len > 4096 ? 2u : 1u));
+            CHECK(*ss::write(pt.doc) == t.out);
+        }
         // 1.4: the v1-era reader refused more than 4096 bytes, the later v1..v2 reader took
         // any u16 length: accepted, with a warning past 4096.
         auto p = parse(e.out);
