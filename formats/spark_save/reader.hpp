@@ -422,6 +422,7 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         if (first_shifted == k_number_fields) first_shifted = k;
         const MetaField& f = numbers[k];
         const std::size_t l = line_of(f);
+        if (l >= line_count) continue; // cannot happen: every token lies on a non-blank line
         if (l != listed_line) {
             const std::string_view line =
                 block.substr(lines[l].begin, lines[l].end - lines[l].begin);
