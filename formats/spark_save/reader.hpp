@@ -17,6 +17,7 @@
 //   on_checksum(stored, offset)
 #pragma once
 
+#include "extract.hpp"
 #include "spec.hpp"
 
 #include "sparksave/bytes.hpp"
@@ -29,6 +30,7 @@
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -42,23 +44,45 @@
 
 namespace sparksave::spark_save {
 
-// One metadata field as the block spells it (1.2). Position's three numbers are three fields
+// One metadata field as the engine reads it (1.2). Position's three numbers are three fields
 // named x, y, z with `in_position` set.
 struct MetaField {
     std::string_view name;
-    std::string_view text;  // exact token (a view into the block)
-    std::size_t offset = 0; // file offset of the token
+    // Strings: the line (getline). Numbers: the characters `>>` took (a view into the block);
+    // for the number the engine fails on, and those after it, the whitespace-delimited word.
+    std::string_view text;
+    std::size_t offset = 0; // file offset of the text
     ValueType type = ValueType::string;
     bool in_position = false;
+    bool read = false;   // the engine read this field (a number: `>>` succeeded)
+    std::uint64_t u = 0; // the value read, by type
+    std::int64_t i = 0;
+    float f = 0;
 };
 
 struct Metadata {
     std::array<MetaField, 13> fields{};
     std::size_t count = 0;
-    bool complete = false;    // every field present and well-formed, nothing after playerDeaths
+    bool complete = false;    // the engine's ParseMetadataBlock accepts it (all read, finite,
+                              // only whitespace after playerDeaths)
     std::size_t end = 0;      // block offset just after the playerDeaths token, when it was read
     bool all_present = false; // every field of the version present (well-formed or not)
+    bool shifted = false;     // accepted, but fields come from other lines than their own
 };
+
+// The value the engine reads for a number field, as text ("0.5" for `.5`, "7" for `007`, the
+// wrapped value for a negative timestamp); the field's text when it was not read.
+inline std::string engine_value(const MetaField& f) {
+    if (!f.read || f.type == ValueType::string) return std::string(f.text);
+    switch (f.type) {
+    case ValueType::unsigned_integer:
+        return fmt::format("{}", f.u);
+    case ValueType::integer:
+        return fmt::format("{}", f.i);
+    default:
+        return fmt::format("{}", f.f);
+    }
+}
 
 // The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
 // version detection).
@@ -148,18 +172,14 @@ class RepeatFinder {
     bool hashed_ = false;
 };
 
-// Parses an integer the way the engine's std::stoi + "nothing after it" check does (1.4
-// Transform parent): optional leading whitespace, optional sign, digits, nothing else.
+// Parses a Transform parent the way the engine's ParseTransformParentIndex does (1.4):
+// std::from_chars into a long long over the whole value: an optional `-`, decimal digits,
+// nothing before or after (no whitespace, no `+`), in long long's range.
 inline std::optional<long long> parse_parent_index(std::string_view text) {
-    std::size_t i = 0;
-    while (i < text.size() && (text[i] == ' ' || (text[i] >= '\t' && text[i] <= '\r'))) ++i;
-    if (i < text.size() && text[i] == '+') ++i; // stoi accepts "+5"
     long long v = 0;
-    auto [p, ec] = std::from_chars(text.data() + i, text.data() + text.size(), v);
-    if (ec != std::errc() || p != text.data() + text.size() || p == text.data() + i)
-        return std::nullopt;
-    if (i > 0 && text[i - 1] == '+' && v < 0) return std::nullopt; // "+-5"
-    if (v < INT32_MIN || v > INT32_MAX) return std::nullopt;       // stoi: out of range
+    const char* end = text.data() + text.size();
+    auto [p, ec] = std::from_chars(text.data(), end, v);
+    if (ec != std::errc() || p != end) return std::nullopt;
     return v;
 }
 
@@ -168,47 +188,30 @@ inline std::string byte_count(std::uint64_t n) {
     return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
 }
 
-inline bool is_space(char c) noexcept {
-    return c == ' ' || (c >= '\t' && c <= '\r');
-}
+// Where each number field belongs in the writer's layout (1.2): the index of its line among the
+// non-blank lines after the string lines (position's x, y, z share one).
+inline constexpr std::size_t k_number_fields = 9;
+inline constexpr std::size_t k_number_lines = 7;
+inline constexpr std::uint8_t k_number_line[k_number_fields] = {0, 1, 2, 3, 4, 4, 4, 5, 6};
 
-// Checks one metadata number token as `>>` into the field's type would, strictly: the whole
-// token must be the number. Returns an empty string when it is fine, else what was expected.
-inline std::string_view check_meta_number(std::string_view token, ValueType type) {
-    std::string_view t = token;
-    if (t.size() > 1 && t[0] == '+' && t[1] != '-') t.remove_prefix(1);
-    const char* end = t.data() + t.size();
-    switch (type) {
-    case ValueType::unsigned_integer: {
-        std::uint64_t v;
-        auto [p, ec] = std::from_chars(t.data(), end, v);
-        if (ec != std::errc() || p != end) return "an unsigned integer (Unix seconds)";
-        return {};
-    }
-    case ValueType::integer: {
-        std::int32_t v;
-        auto [p, ec] = std::from_chars(t.data(), end, v);
-        if (ec != std::errc() || p != end) return "an integer";
-        return {};
-    }
-    case ValueType::floating: {
-        float v;
-        auto [p, ec] = std::from_chars(t.data(), end, v);
-        if (ec == std::errc::result_out_of_range && p == end) return "a finite number";
-        if (ec != std::errc() || p != end) return "a number";
-        if (!std::isfinite(v)) return "a finite number";
-        return {};
-    }
-    default:
-        return {};
-    }
-}
+// A parse_metadata_block callback that only notes that it was called (one type, so the
+// function's call to itself does not instantiate a new one).
+struct MetadataFlag {
+    bool raised = false;
+    void operator()(std::size_t, const std::string&, const std::string&) { raised = true; }
+};
 
-// 1.2: strings by getline, numbers by `>>`; v3/v4 require every field, finite floats and
-// nothing but whitespace after playerDeaths. The v1/v2 readers checked none of it.
-template <class Problem, class Note>
+// 1.2: strings by getline, numbers by `>>` (extract.hpp), then only whitespace may follow. The
+// current engine (and the v1..v2 reader that came before it) refuse the block at the first
+// number `>>` fails on, at a non-finite float, at text after playerDeaths and at a CR in a
+// string; the v1-era reader checked none of it. `metadata_problem` gets each such refusal,
+// `warning` what one build of the engine reads differently from another, and `misread` a block
+// the engine accepts but reads with its fields shifted off their lines (an error the engine
+// still loads).
+template <class Problem, class Note, class Misread>
 void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version,
-                          Metadata& meta, Problem&& metadata_problem, Note&& warning) {
+                          Metadata& meta, Problem&& metadata_problem, Note&& warning,
+                          Misread&& misread, bool hinted = true) {
     static constexpr std::string_view k_strings_v1[] = {k_save_name, k_scene_name, k_player_class};
     static constexpr std::string_view k_strings_v2[] = {k_save_name, k_scene_name, k_player_class,
                                                         k_screenshot_path};
@@ -217,7 +220,7 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         ValueType type;
         bool in_position;
     };
-    static constexpr NumberField k_numbers[] = {
+    static constexpr NumberField k_numbers[k_number_fields] = {
         {k_timestamp, ValueType::unsigned_integer, false},
         {k_play_time, ValueType::floating, false},
         {k_player_health, ValueType::floating, false},
@@ -236,6 +239,11 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         append_path_name(p, name);
         return p;
     };
+    auto word_at = [&](std::size_t at) {
+        std::size_t end = at;
+        while (end < block.size() && !is_space(block[end])) ++end;
+        return block.substr(at, end - at);
+    };
     std::size_t pos = 0;
     bool well_formed = true;
     for (std::string_view name : strings) {
@@ -249,35 +257,99 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         std::size_t nl = block.find('\n', pos);
         std::size_t end = nl == std::string_view::npos ? block.size() : nl;
         std::string_view text = block.substr(pos, end - pos);
-        if (text.find('\r') != std::string_view::npos) {
-            warning(base + pos, field_path(name, false),
-                    fmt::format("{} contains a carriage return (\\r), which the engine's "
-                                "writer refuses: the engine can load this save but not "
-                                "write it back",
-                                name));
+        if (const std::size_t cr = text.find('\r'); cr != std::string_view::npos) {
+            // 1.2: getline keeps the CR; the engine's load validates the decoded save
+            // (ValidateSaveDataShape -> BuildMetadataBlock) and refuses a string with a CR or
+            // LF in it (an LF always ends the line here, so only a CR can be inside).
+            well_formed = false;
+            metadata_problem(base + pos + cr, field_path(name, false),
+                             fmt::format("expected {} without a carriage return (the engine's "
+                                         "load refuses a metadata string with CR or LF in it), "
+                                         "found {}",
+                                         name, display(text, true)));
         }
-        meta.fields[meta.count++] = {name, text, base + pos, ValueType::string, false};
+        meta.fields[meta.count++] = {name, text, base + pos, ValueType::string, false, true};
         pos = nl == std::string_view::npos ? block.size() : nl + 1;
     }
+    const std::size_t numbers_begin = pos;
+    bool failed = false;
     for (const auto& f : k_numbers) {
-        while (pos < block.size() && is_space(block[pos])) ++pos;
-        if (pos >= block.size()) {
+        MetaField field{f.name, {}, 0, f.type, f.in_position};
+        if (failed) {
+            // The stream has failed: the engine reads nothing more. The rest is split at
+            // whitespace, for the tree only.
+            while (pos < block.size() && is_space(block[pos])) ++pos;
+            if (pos >= block.size()) return;
+            field.text = word_at(pos);
+            field.offset = base + pos;
+            meta.fields[meta.count++] = field;
+            pos += field.text.size();
+            continue;
+        }
+        const Extraction x = extract_number(block, pos, f.type);
+        const std::string path = field_path(f.name, f.in_position);
+        if (x.fail == Extraction::Fail::end_of_block) {
             metadata_problem(
-                base + pos, field_path(f.name, f.in_position),
+                base + x.begin, path,
                 fmt::format("expected {}, found the end of the metadata block",
                             f.type == ValueType::unsigned_integer ? "the timestamp" : "a number"));
             return;
         }
-        std::size_t end = pos;
-        while (end < block.size() && !is_space(block[end])) ++end;
-        std::string_view token = block.substr(pos, end - pos);
-        if (auto expected = check_meta_number(token, f.type); !expected.empty()) {
+        field.offset = base + x.begin;
+        if (!x.ok()) {
+            failed = true;
             well_formed = false;
-            metadata_problem(base + pos, field_path(f.name, f.in_position),
-                             fmt::format("expected {}, found {}", expected, display(token, true)));
+            field.text = word_at(x.begin);
+            const std::string_view what =
+                f.type == ValueType::unsigned_integer ? "an unsigned 64-bit integer (Unix seconds)"
+                : f.type == ValueType::integer        ? "an integer"
+                : x.fail == Extraction::Fail::out_of_range ? "a finite number"
+                                                           : "a number";
+            std::string why;
+            if (meta.count > strings.size() && x.begin == pos && pos > numbers_begin &&
+                !is_space(block[pos - 1])) {
+                const MetaField& prev = meta.fields[meta.count - 1];
+                why = fmt::format(" (left over after {} read {})", prev.name,
+                                  display(prev.text, true));
+            }
+            if (x.fail == Extraction::Fail::out_of_range)
+                why += f.type == ValueType::integer            ? " (out of int's range)"
+                       : f.type == ValueType::unsigned_integer ? " (out of uint64's range)"
+                                                               : " (out of float's range)";
+            metadata_problem(field.offset, path,
+                             fmt::format("expected {}, found {}{}: `>>` fails there", what,
+                                         display(field.text, true), why));
+            meta.fields[meta.count++] = field;
+            pos = x.begin + field.text.size();
+            continue;
         }
-        meta.fields[meta.count++] = {f.name, token, base + pos, f.type, f.in_position};
-        pos = end;
+        field.text = block.substr(x.begin, x.end - x.begin);
+        field.read = true;
+        field.u = x.u;
+        field.i = x.i;
+        field.f = x.f;
+        if (f.type == ValueType::unsigned_integer && field.text.starts_with('-') && x.u != 0)
+            warning(field.offset, path,
+                    fmt::format("{} is negative: the engine reads the unsigned timestamp as {} "
+                                "(the value wraps modulo 2^64), and its next save writes that",
+                                display(field.text, true), x.u));
+        if (x.underflow)
+            warning(field.offset, path,
+                    fmt::format("{} underflows a float: the engine's Linux build (libstdc++) "
+                                "reads {}, its Windows build (MSVC's library) most likely "
+                                "refuses the block",
+                                display(field.text, true), engine_value(field)));
+        float hex = 0;
+        if (x.hex_prefix) {
+            if (const std::size_t used = hex_float_at(block, x.begin, hex))
+                warning(field.offset, path,
+                        fmt::format("{} is a hexadecimal float: the engine's Windows build "
+                                    "(MSVC's library) reads {}, its Linux build (libstdc++) "
+                                    "reads 0 and stops at the x",
+                                    display(block.substr(x.begin, used), true), hex));
+        }
+        meta.fields[meta.count++] = field;
+        pos = x.end;
     }
     meta.end = pos;
     meta.all_present = true;
@@ -285,12 +357,116 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
     while (rest < block.size() && is_space(block[rest])) ++rest;
     if (rest < block.size()) {
         well_formed = false;
-        std::string_view extra = block.substr(rest, std::min<std::size_t>(block.size() - rest, 40));
-        metadata_problem(base + rest, std::string(k_metadata),
-                         fmt::format("expected only whitespace after playerDeaths, found {}{}",
-                                     display(extra, true), block.size() - rest > 40 ? "..." : ""));
+        if (!failed) {
+            std::string_view extra =
+                block.substr(rest, std::min<std::size_t>(block.size() - rest, 40));
+            metadata_problem(base + rest, std::string(k_metadata),
+                             fmt::format("expected only whitespace after playerDeaths, found "
+                                         "{}{}",
+                                         display(extra, true),
+                                         block.size() - rest > 40 ? "..." : ""));
+        }
     }
     meta.complete = well_formed;
+    if (failed || rest < block.size()) return;
+
+    // The block is accepted. Does each field come from its own line? The writer puts one
+    // field a line (position's three on one); `>>` ignores lines, so a block with a line too
+    // few or too many, or a number it reads as two, loads with fields taken from other lines.
+    // Whitespace-only lines carry no field and are skipped, as `>>` skips them.
+    struct Line {
+        std::size_t begin = 0, end = 0; // the line without its leading and trailing blanks
+        std::size_t number = 0;         // 1-based line number in the block
+    };
+    std::array<Line, k_number_fields> lines{};
+    std::size_t line_count = 0;
+    std::size_t line_number =
+        static_cast<std::size_t>(std::count(block.begin(), block.begin() + numbers_begin, '\n'));
+    for (std::size_t at = numbers_begin; at < pos && line_count < lines.size();) {
+        std::size_t nl = block.find('\n', at);
+        std::size_t end = nl == std::string_view::npos ? block.size() : nl;
+        ++line_number;
+        std::size_t b = at, e = end;
+        while (b < e && is_space(block[b])) ++b;
+        while (e > b && is_space(block[e - 1])) --e;
+        if (b < e) lines[line_count++] = {b, e, line_number};
+        at = end + 1;
+    }
+    const MetaField* numbers = &meta.fields[meta.count - k_number_fields];
+    auto line_of = [&](const MetaField& f) {
+        const std::size_t at = f.offset - base;
+        for (std::size_t l = 0; l < line_count; ++l)
+            if (at >= lines[l].begin && at < lines[l].end) return l;
+        return line_count;
+    };
+    std::array<bool, k_number_fields> shifted{};
+    for (std::size_t g = 0, j = 0; g < k_number_lines; ++g) {
+        const std::size_t first = j;
+        while (j < k_number_fields && k_number_line[j] == g) ++j;
+        bool as_written = g < line_count;
+        for (std::size_t k = first; k < j && as_written; ++k) as_written = line_of(numbers[k]) == g;
+        if (as_written) {
+            const MetaField& a = numbers[first];
+            const MetaField& z = numbers[j - 1];
+            as_written = a.offset - base == lines[g].begin &&
+                         z.offset - base + z.text.size() == lines[g].end;
+        }
+        for (std::size_t k = first; k < j; ++k) shifted[k] = !as_written;
+    }
+    // What the engine reads, line by line: `line 5 "42.5": timestamp = 42, playTime = 0.5`.
+    std::string list;
+    std::size_t first_shifted = k_number_fields;
+    std::size_t listed_line = line_count;
+    for (std::size_t k = 0; k < k_number_fields; ++k) {
+        if (!shifted[k]) continue;
+        if (first_shifted == k_number_fields) first_shifted = k;
+        const MetaField& f = numbers[k];
+        const std::size_t l = line_of(f);
+        if (l >= line_count) continue; // cannot happen: every token lies on a non-blank line
+        if (l != listed_line) {
+            const std::string_view line =
+                block.substr(lines[l].begin, lines[l].end - lines[l].begin);
+            list += fmt::format("{}line {} {}{}: ", list.empty() ? "" : "; ", lines[l].number,
+                                display(line.substr(0, 40), true), line.size() > 40 ? "..." : "");
+            listed_line = l;
+        } else {
+            list += ", ";
+        }
+        list += fmt::format("{}{} = {}", f.in_position ? "position." : "", f.name, engine_value(f));
+    }
+    if (first_shifted == k_number_fields) return;
+    meta.shifted = true;
+    // A hint for the classic case: the block has the line count of the other layout.
+    std::size_t block_lines =
+        static_cast<std::size_t>(std::count(block.begin(), block.end(), '\n'));
+    if (!block.empty() && block.back() != '\n') ++block_lines;
+    std::string hint;
+    auto other_layout_fits = [&](std::uint32_t other) {
+        Metadata m;
+        MetadataFlag flag;
+        parse_metadata_block(block, base, other, m, flag, flag, flag, false);
+        return !flag.raised && m.complete;
+    };
+    if (hinted && version >= 2 && block_lines == 10 && other_layout_fits(1))
+        hint = fmt::format(" (the block has the 10 lines of a v1 block, which has no "
+                           "screenshotPath, but the version field says {})",
+                           version);
+    else if (hinted && version == 1 && block_lines == 11 && other_layout_fits(2))
+        hint = " (the block has the 11 lines of a v2..v4 block, with a screenshotPath, but the "
+               "version field says 1)";
+    const MetaField& f = numbers[first_shifted];
+    misread(f.offset, field_path(f.name, f.in_position),
+            fmt::format("expected each metadata number on its own line (position's three on "
+                        "one), found the engine reading fields from other lines{}: {}",
+                        hint, list));
+}
+
+// The same, for callers that only want the fields.
+template <class Problem, class Note>
+void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version,
+                          Metadata& meta, Problem&& metadata_problem, Note&& warning) {
+    parse_metadata_block(block, base, version, meta, metadata_problem, warning,
+                         [](std::size_t, std::string, std::string) {});
 }
 
 template <class Sink> class Reader {
@@ -420,6 +596,9 @@ template <class Sink> class Reader {
     }
 
     bool needs_rerun() const noexcept { return needs_rerun_; }
+    // Errors that are misreadings of a file the engine still loads (shifted metadata fields);
+    // every other error is a refusal.
+    std::size_t misreads() const noexcept { return misreads_; }
     std::uint32_t crc() const noexcept { return crc_; }
     std::uint32_t version() const noexcept { return version_; }
     // Where the payload (everything before a v4 trailer) ended, when it was read to the end.
@@ -515,13 +694,10 @@ template <class Sink> class Reader {
             const std::size_t entity_off = r.pos();
             const std::uint16_t name_len = r.u16();
             if (!r.ok()) return truncated(r, "the entity name length", entity_path());
-            if (!current && name_len > k_max_legacy_string) {
-                error(ErrorCode::limit_exceeded, entity_off, entity_path(),
-                      fmt::format("expected an entity name of at most {} bytes (the v{} limit), "
-                                  "found {}",
-                                  k_max_legacy_string, version_, name_len));
-                return false;
-            }
+            // 1.4: the v1-era reader capped names at 4096 bytes; the later v1..v2 reader (and
+            // the current engine) take any u16 length, so a longer name is only at risk.
+            if (!current && name_len > k_max_legacy_string) [[unlikely]]
+                legacy_length(entity_off, entity_path(), "an entity name", name_len);
             const std::string_view name = r.bytes(name_len);
             if (!r.ok()) return truncated(r, "the entity name", entity_path());
             const std::size_t comp_count_off = r.pos();
@@ -540,13 +716,8 @@ template <class Sink> class Reader {
                 const std::size_t comp_off = r.pos();
                 const std::uint16_t type_len = r.u16();
                 if (!r.ok()) return truncated(r, "the component type length", entity_path());
-                if (!current && type_len > k_max_legacy_string) {
-                    error(ErrorCode::limit_exceeded, comp_off, entity_path(),
-                          fmt::format("expected a component type of at most {} bytes (the v{} "
-                                      "limit), found {}",
-                                      k_max_legacy_string, version_, type_len));
-                    return false;
-                }
+                if (!current && type_len > k_max_legacy_string) [[unlikely]]
+                    legacy_length(comp_off, entity_path(), "a component type", type_len);
                 type_ = r.bytes(type_len);
                 if (!r.ok()) return truncated(r, "the component type", entity_path());
                 const std::size_t prop_count_off = r.pos();
@@ -609,6 +780,12 @@ template <class Sink> class Reader {
                                   byte_count(r.remaining())));
                 return false;
             }
+            // 1.4: optional for the v1-era reader, mandatory for the later v1..v2 reader.
+            warning(ErrorCode::truncated, cs_off, std::string(k_custom_state),
+                    fmt::format("no custom-state count: the v{}-era reader lets a save end after "
+                                "its entities, the later v1..v2 reader and the current engine "
+                                "refuse it (migration writes a count of 0)",
+                                version_));
             sink_.on_custom_state_begin(false, 0, cs_off);
             sink_.on_custom_state_end(cs_off, 0);
         } else {
@@ -692,6 +869,11 @@ template <class Sink> class Reader {
             },
             [this](std::size_t offset, std::string path, std::string message) {
                 warning(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
+            },
+            [this](std::size_t offset, std::string path, std::string message) {
+                // CLI.md "Severity": read, but not as written: an error the engine still loads.
+                error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
+                ++misreads_;
             });
     }
 
@@ -700,10 +882,21 @@ template <class Sink> class Reader {
             error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
         } else {
             warning(ErrorCode::bad_metadata, offset, std::move(path),
-                    message + fmt::format(" (the v{} reader does not check this; the current "
-                                          "engine refuses it, so migration will fail)",
+                    message + fmt::format(" (the v{}-era reader does not check this and loads "
+                                          "the file; the later v1..v2 reader and the current "
+                                          "engine refuse it, so migration will fail)",
                                           version_));
         }
+    }
+
+    // A v1/v2 name or type above the v1-era reader's 4096 bytes (1.4): accepted by the later
+    // v1..v2 reader and the current engine, refused by the first one.
+    void legacy_length(std::size_t offset, std::string path, std::string_view what,
+                       std::size_t length) {
+        warning(ErrorCode::limit_exceeded, offset, std::move(path),
+                fmt::format("{} of {} bytes: the v{}-era reader refuses more than {} (the later "
+                            "v1..v2 reader and the current engine accept up to 65535)",
+                            what, length, version_, k_max_legacy_string));
     }
 
     // Component-level rules: duplicate type, explicit NameComponent (1.3, 1.4).
@@ -744,7 +937,9 @@ template <class Sink> class Reader {
         auto index = parse_parent_index(value);
         if (!index || *index < -1) {
             engine_rule(ErrorCode::bad_parent, offset, property_path(key),
-                        fmt::format("expected an entity index (an integer >= -1), found {}",
+                        fmt::format("expected an entity index >= -1 as std::from_chars reads "
+                                    "it (an optional -, decimal digits, nothing before or "
+                                    "after), found {}",
                                     display(value, true)),
                         "ignores it");
             return;
@@ -852,6 +1047,7 @@ template <class Sink> class Reader {
     std::optional<std::uint32_t> known_crc_;
     std::uint32_t crc_ = 0;
     bool needs_rerun_ = false;
+    std::size_t misreads_ = 0;
     std::uint32_t version_ = 0;
     std::optional<std::size_t> payload_end_;
     std::uint64_t entity_ = 0;

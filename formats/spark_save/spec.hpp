@@ -19,7 +19,8 @@
 //              pair x customStateCount: u16 keyLen, key, u16 valueLen, value
 //   v4 only:   u32      CRC-32 of every preceding byte (1.5)
 //
-// Metadata block (1.2): one field a line; strings read with getline, numbers with `>>`:
+// Metadata block (1.2): one field a line; strings read with getline, numbers with `>>`
+// (modelled in extract.hpp):
 //   v1:    saveName, sceneName, playerClass, timestamp, playTime, playerHealth, playerArmor,
 //          position (3 floats), playerKills, playerDeaths
 //   v2-v4: the same with screenshotPath after playerClass
@@ -30,7 +31,9 @@
 //                 children: saveName sceneName playerClass [screenshotPath] (string),
 //                 timestamp (unsigned), playTime playerHealth playerArmor (float),
 //                 position (object: x y z, float), playerKills playerDeaths (integer); each
-//                 child's value is its exact token text. A field the block lacks is absent.
+//                 child's value is the exact text the engine's `>>` takes for it (1.2: `4-1`
+//                 is kills "4" and deaths "-1"; from the first number `>>` fails on, the
+//                 whitespace-delimited word). A field the block lacks is absent.
 //   entities      list; one object per entity, named by the entity name
 //     <entity>    object; one object per component, named by the component type
 //       <comp>    object; one string scalar per property, named by the key, in file order
@@ -57,7 +60,7 @@ inline constexpr std::uint64_t k_min_file_size = 8;
 inline constexpr std::uint64_t k_max_file_size = 512ull << 20;
 inline constexpr std::uint32_t k_max_meta_size = 64u << 10; // v3/v4
 inline constexpr std::uint32_t k_max_entities = 1'000'000;
-inline constexpr std::uint32_t k_max_legacy_string = 4096; // v1/v2 name and type lengths
+inline constexpr std::uint32_t k_max_legacy_string = 4096; // the v1-era reader's name/type cap
 inline constexpr std::uint32_t k_max_custom_state = 100'000;
 inline constexpr std::uint64_t k_max_aggregate = (512ull << 20) / 4; // v3/v4 totals
 inline constexpr std::uint16_t k_max_u16 = 0xFFFF;

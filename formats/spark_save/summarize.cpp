@@ -52,19 +52,18 @@ class SummarySink {
                                 : f.name == k_player_armor    ? "armor"
                                 : f.name == k_player_kills    ? "kills"
                                                               : "deaths";
+            // The numbers as the engine reads them (1.2): `.5` is 0.5, `007` is 7.
+            const std::string value = engine_value(f);
             if (f.name == k_timestamp) {
-                s_.metadata.push_back({"timestamp", label, iso8601_utc(f.text), false});
-                if (is_json_number(f.text))
-                    s_.metadata.push_back({"timestampUnix", "", std::string(f.text), true});
+                s_.metadata.push_back({"timestamp", label, iso8601_utc(value), false});
+                if (f.read) s_.metadata.push_back({"timestampUnix", "", value, true});
             } else if (f.name == k_play_time) {
-                s_.metadata.push_back({"playTime", label, hours_minutes_seconds(f.text), false});
-                if (is_json_number(f.text))
-                    s_.metadata.push_back({"playTimeSeconds", "", std::string(f.text), true});
+                s_.metadata.push_back({"playTime", label, hours_minutes_seconds(value), false});
+                if (f.read) s_.metadata.push_back({"playTimeSeconds", "", value, true});
             } else if (f.type == ValueType::string) {
-                s_.metadata.push_back({std::string(f.name), label, std::string(f.text), false});
+                s_.metadata.push_back({std::string(f.name), label, value, false});
             } else {
-                bool numeric = is_json_number(f.text);
-                s_.metadata.push_back({std::string(f.name), label, std::string(f.text), numeric});
+                s_.metadata.push_back({std::string(f.name), label, value, f.read});
             }
             if (f.name == k_player_armor) add_position();
         }
@@ -106,7 +105,7 @@ class SummarySink {
         for (std::size_t i = 0; i < meta_.count; ++i) {
             if (!meta_.fields[i].in_position) continue;
             if (!text.empty()) text += ' ';
-            text += meta_.fields[i].text;
+            text += engine_value(meta_.fields[i]);
         }
         if (!text.empty()) s_.metadata.push_back({"position", "position", text, false});
     }
@@ -129,6 +128,7 @@ class SummarySink {
 Summary summarize(std::string_view bytes) {
     Summary s;
     std::optional<std::uint32_t> known_crc;
+    std::size_t misreads = 0;
     for (;;) {
         s = Summary{};
         s.format = FormatId::spark_save;
@@ -138,6 +138,7 @@ Summary summarize(std::string_view bytes) {
         reader.run();
         if (!reader.needs_rerun()) {
             sink.finish();
+            misreads = reader.misreads();
             break;
         }
         known_crc = reader.crc(); // damaged: read again the careful way, knowing the CRC
@@ -154,7 +155,8 @@ Summary summarize(std::string_view bytes) {
         s.integrity = checksum_problem ? "mismatch" : (s.checksum ? "verified" : "unknown");
     else
         s.integrity = "none";
-    if (s.findings.has_errors()) {
+    // CLI.md "Severity": errors are refusals, except misreadings of a file the engine loads.
+    if (s.findings.error_count() > misreads) {
         s.engine_loads = false;
         s.engine_note = "refuses it: the file is invalid";
     } else if (s.version < k_oldest_loadable) {
@@ -165,6 +167,7 @@ Summary summarize(std::string_view bytes) {
         s.engine_note = s.version == k_current_version
                             ? "loads it"
                             : "loads it (and upgrades it to v4 in memory)";
+        if (misreads) s.engine_note += ", but misreads it: metadata fields shifted off their lines";
     }
     return s;
 }
