@@ -5,10 +5,13 @@
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
+#include "sparksave/input.hpp"
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,5 +76,66 @@ Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<co
 // format's writer and reads it back: it must be a valid file of version `to`, else the error
 // (with its node path) is returned, attributed to the last step. `doc` must be below `to`.
 Result<Migrated> migrate(const Document& doc, std::uint32_t to);
+
+// A batch of files brought up to a version (`sparksave migrate`), one call per file: plan, read,
+// steps (whole or part by part), the atomic write (verified, with the backup, kept metadata and
+// the in-place identity check of file_io.hpp), and an outcome the caller prints.
+struct BatchOptions {
+    std::optional<std::uint32_t> to; // default: each format's newest version
+    bool in_place = false;
+    bool backup = false;    // with in_place: keep FILE.v<old>.bak
+    std::string output;     // -o FILE; "-": the bytes are returned in FileOutcome::bytes
+    std::string output_dir; // under DIR at the path relative to the argument
+    bool dry_run = false;   // run the steps, write nothing
+    bool check = false;     // only tell whether the file is below the target
+    const FormatInfo* forced = nullptr; // --input-format
+};
+
+struct FileOutcome {
+    enum class Kind : std::uint8_t {
+        migrated,
+        already_migrated, // the destination already held the result
+        up_to_date,
+        copied, // up to date, copied to the destination
+        needs_migration,
+        failed
+    };
+    Kind kind = Kind::failed;
+    bool trouble =
+        false; // failed for a reason of the system (cannot read or write), not the file's
+    bool unreadable = false; // the input could not be read at all
+    bool skipped = false;    // found in a walk, of no known format
+    bool companion = false;  // the engine's .bak / .tmp of a slot: never migrated
+    std::string format;
+    std::uint32_t from = 0, to = 0;
+    std::string destination;
+    std::vector<std::string> steps;
+    std::vector<std::string> notes;
+    std::string reason;
+    std::string bytes; // output "-": the file, checked, for the caller to print in order
+};
+
+class BatchMigrator {
+  public:
+    explicit BatchMigrator(BatchOptions options);
+    ~BatchMigrator();
+    BatchMigrator(const BatchMigrator&) = delete;
+    BatchMigrator& operator=(const BatchMigrator&) = delete;
+
+    // Where each file's output goes (empty: nothing is written), decided before any is written:
+    // a second input that maps to the output of another (two arguments holding the same
+    // relative path, one file named twice) gets an error instead of racing for one name.
+    std::vector<Result<std::filesystem::path>>
+    destinations(std::span<const InputList::Entry> files) const;
+    // One file; thread-safe (files are migrated in parallel).
+    FileOutcome migrate_file(const InputList::Entry& file,
+                             const Result<std::filesystem::path>& destination) const;
+    // Makes every output directory of the batch durable (one fsync each).
+    Result<void> sync_directories();
+
+  private:
+    class Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 } // namespace sparksave

@@ -1,0 +1,406 @@
+// A batch migration, one file at a time (migrate.hpp BatchMigrator): the work behind
+// `sparksave migrate`. Every output is written to a temporary file beside its destination,
+// flushed, read back and checked, and only then renamed into place; a file that fails leaves the
+// input and any existing output exactly as they were.
+#include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
+#include "sparksave/format.hpp"
+#include "sparksave/input.hpp"
+#include "sparksave/migrate.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <sys/stat.h>
+
+namespace fs = std::filesystem;
+
+namespace sparksave {
+
+namespace {
+
+// Files at least this large are migrated part by part when their format can (bounded memory).
+constexpr std::size_t k_parts_threshold = 1u << 20;
+
+using Kind = FileOutcome::Kind;
+
+FileOutcome fail(bool trouble, std::string reason) {
+    FileOutcome o;
+    o.kind = Kind::failed;
+    o.trouble = trouble;
+    o.reason = std::move(reason);
+    return o;
+}
+
+} // namespace
+
+bool same_file(const fs::path& a, const fs::path& b) {
+    struct stat sa {
+    }, sb{};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+// Writes `bytes` to `dest` unless it already holds exactly them (then it is left alone, mtime
+// and all). `replace`: whether a different existing file may be replaced. The new file gets the
+// permission bits, owner and extended attributes of `like` (the input it was made from). The
+// bytes were checked before (migrate() reads its result back in memory; a copy is the input
+// that was read): the write only makes sure the disk holds them.
+Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool replace,
+                          DirectorySyncs& syncs, const std::string& like) {
+    struct stat st {};
+    if (::stat(dest.c_str(), &st) == 0) {
+        // Never opened when it is not a regular file: a FIFO would block, a device would take it.
+        if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == bytes.size()) {
+            auto existing = read_file(dest, bytes.size());
+            if (existing && (*existing)->view() == bytes) return false;
+        }
+        if (S_ISREG(st.st_mode) && !replace)
+            return make_error(ErrorCode::bad_usage,
+                              "the destination exists and differs; it is never overwritten");
+    }
+    if (!dest.parent_path().empty()) {
+        std::error_code ec;
+        fs::create_directories(dest.parent_path(), ec);
+        if (ec)
+            return make_error(ErrorCode::io_error,
+                              "cannot create " + dest.parent_path().string() + ": " + ec.message());
+    }
+    AtomicWriteOptions options;
+    options.replace_existing = replace;
+    options.metadata_from = like;
+    options.directory_syncs = &syncs;
+    if (auto r = write_file_atomic(dest, bytes, options); !r) return r.error();
+    return true;
+}
+
+class BatchMigrator::Impl {
+  public:
+    explicit Impl(BatchOptions o) : o_(std::move(o)) {}
+
+    FileOutcome run(const InputList::Entry& entry, const Result<fs::path>& destination) const {
+        try {
+            return run_file(entry, destination);
+        } catch (const std::bad_alloc&) {
+            // This file fails alone (its writes are undone as they unwind); the others go on.
+            return fail(true, "out of memory");
+        }
+    }
+
+  private:
+    FileOutcome run_file(const InputList::Entry& entry, const Result<fs::path>& destination) const {
+        if (entry.role != InputList::Role::save) {
+            // FORMATS.md §1.7: the engine's own companions are what they are, never saves to
+            // bring forward (the engine falls back to a .bak as it is; a .tmp is a torn write).
+            FileOutcome o =
+                fail(false, entry.role == InputList::Role::engine_backup
+                                ? "the engine's backup of a slot (<slot>.spark_save.bak) is "
+                                  "never migrated: migrate the slot's save"
+                                : "an interrupted engine write (<slot>.spark_save.tmp) is never "
+                                  "migrated");
+            o.companion = true;
+            return o;
+        }
+        const bool walked = entry.from_directory;
+        auto opened = open_input(entry.path, o_.forced, walked);
+        if (!opened) {
+            const Error& e = opened.error();
+            const bool trouble = e.code == ErrorCode::io_error;
+            FileOutcome o = fail(trouble, e.message);
+            o.unreadable = trouble;
+            o.skipped = walked && e.code == ErrorCode::unknown_format;
+            return o;
+        }
+        std::optional<Input> loaded(std::move(*opened));
+        const Input& in = *loaded;
+        const FormatInfo& format = *in.format;
+        // A large file of a format that reads part by part goes through the steps part by part,
+        // in bounded memory; a smaller one is read whole (and --dry-run always is: it needs the
+        // tree to report on; so is one bound for standard output, which is checked before a
+        // byte of it is printed).
+        const bool to_stdout = o_.output == "-";
+        const bool by_parts = format.stream && format.part_writer && !o_.dry_run && !to_stdout &&
+                              in.source->view().size() >= k_parts_threshold;
+        std::optional<Parsed> parsed;
+        Findings findings;
+        FileOutcome o;
+        o.format = format.name;
+        if (by_parts) {
+            Summary s = format.summarize(in.source->view());
+            o.from = s.version;
+            findings = std::move(s.findings);
+        } else {
+            parsed = format.read(in.source, ReadOptions{false});
+            o.from = parsed->doc.version();
+            findings = parsed->findings;
+        }
+        if (auto changed = changed_while_read(in)) return fail(true, changed->message);
+        if (const Error* e = findings.first_error())
+            return fail(false, "does not parse: " + e->describe());
+        o.to = o_.to.value_or(format.current_version);
+        if (o.to > format.current_version)
+            return fail(false, fmt::format("{} has no version {} (the newest is {})", format.name,
+                                           o.to, format.current_version));
+        if (o.from > o.to)
+            return fail(false, fmt::format("{} v{} is newer than the target v{}: no downgrades",
+                                           format.name, o.from, o.to));
+
+        if (!destination)
+            return fail(destination.error().code == ErrorCode::bad_usage ? false : true,
+                        destination.error().message);
+        o.destination = destination->string();
+
+        if (o.from == o.to) {
+            o.kind = Kind::up_to_date;
+            // In place there is nothing to do: the file is not rewritten (bytes and mtime stay).
+            // -o and --output-dir get a copy, so the output tree is complete.
+            if (o_.in_place || o_.check || o_.dry_run || o.destination.empty()) return o;
+            if (to_stdout) {
+                o.bytes = std::string(in.source->view());
+                o.kind = Kind::copied;
+                return o;
+            }
+            auto written = write_output(*destination, in.source->view(), !o_.output_dir.empty(),
+                                        syncs_, in.path);
+            if (!written) return write_failure(o.destination, written.error());
+            if (*written) o.kind = Kind::copied;
+            return o;
+        }
+        if (o_.check) {
+            o.kind = Kind::needs_migration;
+            return o;
+        }
+        if (by_parts) return migrate_by_parts(loaded, findings, std::move(o), *destination);
+        auto migrated = migrate(parsed->doc, o.to);
+        if (!migrated) return fail(false, explain(migrated.error(), findings));
+        for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
+        o.notes = std::move(migrated->notes);
+        o.kind = Kind::migrated;
+        if (o_.dry_run) return o;
+        if (to_stdout) {
+            o.bytes = std::move(migrated->bytes);
+            return o;
+        }
+
+        if (o_.in_place) {
+            auto file = AtomicFile::create(*destination, in_place_options(in));
+            if (!file) return write_failure(o.destination, file.error());
+            if (o_.backup)
+                if (auto r = write_backup(in, o.from, **file); !r) return backup_failure(r.error());
+            if (auto r = (*file)->write(migrated->bytes); !r)
+                return write_failure(o.destination, r.error());
+            if (auto r = (*file)->commit(); !r) return write_failure(o.destination, r.error());
+            return o;
+        }
+        auto written =
+            write_output(*destination, migrated->bytes, !o_.output_dir.empty(), syncs_, in.path);
+        if (!written) return write_failure(o.destination, written.error());
+        if (!*written) o.kind = Kind::already_migrated;
+        return o;
+    }
+
+    // In place: the file keeps its permission bits, owner and extended attributes, and is only
+    // replaced while it is still the file that was read (FileIdentity): a save the engine wrote
+    // meanwhile is left as the engine wrote it.
+    AtomicWriteOptions in_place_options(const Input& in) const {
+        AtomicWriteOptions options;
+        options.directory_syncs = &syncs_;
+        if (in.identity.regular) options.expect_unchanged = in.identity;
+        return options;
+    }
+
+    // Writes the migrated file part by part into its destination's temporary file; the input is
+    // let go before the result is read back and verified, so memory stays near one file's size.
+    FileOutcome migrate_by_parts(std::optional<Input>& loaded, const Findings& findings,
+                                 FileOutcome o, const fs::path& destination) const {
+        const Input& in = *loaded;
+        const FormatInfo& format = *in.format;
+        AtomicWriteOptions options;
+        if (o_.in_place) {
+            options = in_place_options(in);
+        } else {
+            options.directory_syncs = &syncs_;
+            options.replace_existing = !o_.output_dir.empty();
+            options.skip_identical = true;
+            options.metadata_from = in.path;
+        }
+        // Made part by part, the result was never checked whole: it is, as it is read back.
+        options.verify = verifier(format, o.to);
+        auto file = AtomicFile::create(destination, options);
+        if (!file) return write_failure(o.destination, file.error());
+        if (o_.in_place && o_.backup)
+            if (auto r = write_backup(in, o.from, **file); !r) return backup_failure(r.error());
+        std::optional<Error> write_error; // the system refused a write: trouble, not a finding
+        auto migrated = migrate_parts(format, in.source, o.to, [&](std::string_view bytes) {
+            auto r = (*file)->write(bytes);
+            if (!r && !write_error) write_error = r.error();
+            return r;
+        });
+        if (write_error) return write_failure(o.destination, *write_error);
+        if (auto changed = changed_while_read(in)) return fail(true, changed->message);
+        if (!migrated) return fail(false, explain(migrated.error(), findings));
+        loaded.reset(); // unmap the input before the output is mapped to be checked
+        auto committed = (*file)->commit();
+        if (!committed) {
+            const Error& e = committed.error();
+            if (e.code == ErrorCode::io_error || e.code == ErrorCode::bad_usage)
+                return write_failure(o.destination, e);
+            return fail(false, explain(e, findings)); // the target's rules refused the result
+        }
+        for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
+        o.notes = std::move(migrated->notes);
+        o.kind = *committed ? Kind::migrated : Kind::already_migrated;
+        return o;
+    }
+
+    // A refusal to overwrite is a finding (exit 1); anything else the system refused is trouble
+    // (exit 2), whatever the file's size, and the message names the destination.
+    static FileOutcome write_failure(const std::string& destination, const Error& e) {
+        return fail(e.code == ErrorCode::bad_usage ? false : true,
+                    "cannot write " + display(destination) + ": " + e.message);
+    }
+    static FileOutcome backup_failure(const Error& e) {
+        return fail(e.code == ErrorCode::bad_usage ? false : true, e.message);
+    }
+
+    // A rule the target version enforces was usually already a warning in the input (the old
+    // reader tolerated it): point at that warning, whose offset is in the user's file.
+    static std::string explain(const Error& failure, const Findings& input) {
+        for (const auto& w : input.items()) {
+            if (w.code == failure.code && w.path == failure.path) {
+                std::string rule = w.message.substr(0, w.message.find(" (the v"));
+                Error at_input = w;
+                at_input.message = failure.message.substr(0, failure.message.find(": ") + 2) + rule;
+                return at_input.describe();
+            }
+        }
+        return failure.describe();
+    }
+
+  public:
+    // Where this input's output goes: the input itself (in place), -o FILE, or DIR/<path
+    // relative to the argument it was found under>. Empty when nothing is written.
+    Result<fs::path> destination_of(const InputList::Entry& entry) const {
+        if (o_.in_place) {
+            if (entry.path == "-")
+                return make_error(ErrorCode::bad_usage,
+                                  "standard input cannot be migrated in place");
+            return fs::path(entry.path);
+        }
+        if (!o_.output.empty()) return fs::path(o_.output);
+        if (o_.output_dir.empty()) return fs::path();
+        fs::path relative = entry.from_directory
+                                ? fs::path(entry.path).lexically_relative(entry.root)
+                                : fs::path(entry.path).filename();
+        if (entry.path == "-") relative = "stdin.out";
+        fs::path dest = fs::path(o_.output_dir) / relative;
+        if (same_file(dest, entry.path))
+            return make_error(ErrorCode::bad_usage,
+                              "the output " + display(dest.string()) +
+                                  " is the input itself; use --in-place to replace it");
+        return dest;
+    }
+
+  private:
+    // Re-reads what was written: it must be a valid file of the target version. A rule it breaks
+    // comes back with its code and node path (as migrate() reports it), for explain().
+    static std::function<Result<void>(std::string_view)> verifier(const FormatInfo& format,
+                                                                  std::uint32_t to) {
+        return [&format, to](std::string_view written) -> Result<void> {
+            Summary s = format.summarize(written);
+            if (const Error* e = s.findings.first_error()) {
+                Error failed = *e;
+                failed.offset = k_no_offset;
+                failed.message = fmt::format("the v{} rules refuse the result: {}", to, e->message);
+                return failed;
+            }
+            if (s.version != to)
+                return make_error(
+                    ErrorCode::internal,
+                    fmt::format("the written file reads as v{}, not v{}", s.version, to));
+            return {};
+        };
+    }
+
+    // FILE.v<old>.bak beside the file a link names, with the original's bytes, permission bits,
+    // owner, times and extended attributes. It belongs to `migrated` (the write that replaces the
+    // original) until that commits: if the migration does not complete, it is removed again, so
+    // a retry is not refused. An existing backup is never overwritten; one that already holds
+    // exactly the original (left by a run killed before its rename) is kept and used.
+    Result<void> write_backup(const Input& in, std::uint32_t old_version,
+                              AtomicFile& migrated) const {
+        const fs::path& target = migrated.target();
+        fs::path backup = backup_name(target.string(), old_version);
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(backup, ec))) {
+            struct stat st {};
+            if (::lstat(backup.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+                static_cast<std::uint64_t>(st.st_size) == in.source->view().size()) {
+                auto existing = read_file(backup, in.source->view().size());
+                if (existing && (*existing)->view() == in.source->view()) return {};
+            }
+            return make_error(ErrorCode::bad_usage,
+                              "the backup " + display(backup.string()) +
+                                  " exists and is never overwritten: file not migrated");
+        }
+        AtomicWriteOptions options;
+        options.replace_existing = false; // the backup is durable before the original is replaced
+        options.metadata_from = target;
+        options.keep_times = true;
+        options.companion_of = &migrated;
+        auto r = write_file_atomic(backup, in.source->view(), options);
+        if (!r)
+            return make_error(ErrorCode::io_error, "cannot write the backup " +
+                                                       display(backup.string()) + ": " +
+                                                       r.error().message);
+        return {};
+    }
+
+    BatchOptions o_;
+    // Every output's directory, made durable once when the batch ends.
+    mutable DirectorySyncs syncs_;
+
+  public:
+    Result<void> sync_directories() const { return syncs_.sync(); }
+    bool writes_nothing() const { return o_.dry_run || o_.check; }
+};
+
+BatchMigrator::BatchMigrator(BatchOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {}
+BatchMigrator::~BatchMigrator() = default;
+
+std::vector<Result<fs::path>>
+BatchMigrator::destinations(std::span<const InputList::Entry> files) const {
+    std::vector<Result<fs::path>> out;
+    out.reserve(files.size());
+    std::map<std::string, std::size_t> claimed;
+    const bool writes = !impl_->writes_nothing();
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        auto d = impl_->destination_of(files[i]);
+        if (d && !d->empty() && writes && files[i].role == InputList::Role::save) {
+            std::error_code ec;
+            fs::path key = fs::weakly_canonical(*d, ec);
+            if (ec) key = d->lexically_normal();
+            auto [at, fresh] = claimed.emplace(key.string(), i);
+            if (!fresh)
+                d = make_error(ErrorCode::bad_usage,
+                               fmt::format("another input maps to this output ({}, from {})",
+                                           display(d->string()), display(files[at->second].path)));
+        }
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+FileOutcome BatchMigrator::migrate_file(const InputList::Entry& file,
+                                        const Result<fs::path>& destination) const {
+    return impl_->run(file, destination);
+}
+
+Result<void> BatchMigrator::sync_directories() {
+    return impl_->sync_directories();
+}
+
+} // namespace sparksave
