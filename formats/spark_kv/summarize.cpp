@@ -77,14 +77,16 @@ Summary summarize(std::string_view bytes) {
     bool misread = false;
     for (const auto& f : s.findings.items())
         if (f.code == ErrorCode::unsupported_version) misread = true;
+    // FORMATS.md §3: the engine refuses no store; it reads every line it can and skips or keeps
+    // verbatim what it cannot, so a store with errors loads but is misread (CLI.md "Severity").
     if (misread) {
-        s.engine_loads = false;
-        s.engine_note = "misreads it: the first line is not exactly the marker " +
+        s.engine_loads = true;
+        s.engine_note = "loads it but misreads it: the first line is not exactly the marker " +
                         std::string(k_marker) +
                         ", so it reads a legacy store and decodes no escape";
     } else if (s.findings.has_errors()) {
-        s.engine_loads = false;
-        s.engine_note = "misreads it: the file is invalid";
+        s.engine_loads = true;
+        s.engine_note = "loads it but misreads it (see the errors)";
     } else {
         s.engine_loads = true;
         s.engine_note =
