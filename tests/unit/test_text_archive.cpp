@@ -55,7 +55,12 @@ Parsed check_all(const std::string& bytes) {
     std::string text;
     print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
     ta::to_json(p.doc, text);
-    if (!p.findings.has_errors()) {
+    // A file the engine reads as written, in the writer's own form (no notes), writes back byte
+    // for byte; one with notes writes back in the writer's form.
+    bool writer_form = !p.findings.has_errors() && p.findings.note_count() == 0;
+    for (const auto& f : p.findings.items())
+        if (f.code == ErrorCode::bad_syntax) writer_form = false; // text the engine ignores
+    if (writer_form) {
         auto written = ta::write(p.doc);
         REQUIRE_MESSAGE(written, (written ? "" : written.error().describe()));
         CHECK(*written == bytes);
