@@ -261,6 +261,7 @@ struct Object {
     std::uint32_t first = 0, last = 0; // its lines in the file (0-based; line 0 is the version)
     std::uint32_t child_begin = 0, child_count = 0;
     std::uint32_t error_line = k_no_line;
+    std::uint32_t unclosed = k_no_line; // a child class that never ended: dropped
     bool is_class = false;
     Null null = Null::none;
     bool deep = false; // past k_max_depth: not modelled
@@ -579,7 +580,9 @@ class Model {
             cur_indent = next_indent;
         }
         if (in_attr) emit_attr();
+        const bool open_class = in_class && !failed;
         place(id, kids, depth);
+        if (open_class) objects_[id].unclosed = class_first;
         if (failed) {
             objects_[id].null = why;
             objects_[id].error_line = error_line;

@@ -477,11 +477,24 @@ template <class Sink> class Reader {
         }
         if (shape.named && shape.name.find(k_name_separator) != npos) {
             const std::string_view cut = shape.name.substr(0, shape.name.find(k_name_separator));
-            // FORMATS.md §2: a game asking for the whole name gets a default.
-            error(ErrorCode::name_cut, here(at), child,
-                  fmt::format("expected a name without \": \", found {}: the engine cuts a name "
-                              "at its first \": \" and reads this {} as {}",
-                              excerpt(shape.name), top ? "entry" : "attribute", excerpt(cut)));
+            if (top && shape.name.size() == 2 * cut.size() + k_name_separator.size() &&
+                shape.name.ends_with(cut)) {
+                // FORMATS.md §2.1: the doubled-name bug's mark; on an attribute, the engine still
+                // reads the entry under its (single) name.
+                warning(ErrorCode::name_cut, here(at), child,
+                        fmt::format("expected the name {} once, found it twice: the mark of "
+                                    "the engine's doubled-name bug (an entry it loaded but was "
+                                    "not asked to save is written back as `name: name: ...`); "
+                                    "the engine reads this entry as {}, but a class entry with "
+                                    "this mark stops its reading",
+                                    excerpt(cut), excerpt(cut)));
+            } else
+                // FORMATS.md §2: a game asking for the whole name gets a default.
+                error(
+                    ErrorCode::name_cut, here(at), child,
+                    fmt::format("expected a name without \": \", found {}: the engine cuts a name "
+                                "at its first \": \" and reads this {} as {}",
+                                excerpt(shape.name), top ? "entry" : "attribute", excerpt(cut)));
         }
         Pending p;
         p.active = true;
@@ -1117,6 +1130,20 @@ template <class Sink> class Reader {
                                     m.open_line() + 1));
             return nullptr;
         }
+        // The engine's key is the line's text before its first ": ", blanks included.
+        const std::string_view raw = m.line(line);
+        if (const std::size_t sep = raw.find(k_name_separator); sep != npos) {
+            const engine::Top* r = m.top(raw.substr(0, sep));
+            if (r && r->first == line) {
+                error(ErrorCode::name_cut, start, path,
+                      fmt::format("expected the engine to read this entry as {}, found that it "
+                                  "keeps it under the key {} (the text before the line's first "
+                                  "\": \", indentation included): a game asking for {} gets a "
+                                  "default",
+                                  excerpt(key), excerpt(raw.substr(0, sep)), excerpt(key)));
+                return nullptr;
+            }
+        }
         error(ErrorCode::bad_syntax, start, path,
               "expected the engine to read this entry, found that it keeps none at this line");
         return nullptr;
@@ -1193,9 +1220,15 @@ template <class Sink> class Reader {
                                   : std::string()));
             return nullptr;
         }
-        error(ErrorCode::bad_syntax, start, path,
-              "expected the engine to read this child, found that its parse of the class skips "
-              "this line");
+        if (f.en->unclosed == line)
+            error(ErrorCode::bad_syntax, start, path,
+                  "expected the engine to read this class, found that it drops it: the engine "
+                  "ends a child class only at a `}` indented exactly like the class's line, and "
+                  "finds none");
+        else
+            error(ErrorCode::bad_syntax, start, path,
+                  "expected the engine to read this child, found that its parse of the class "
+                  "skips this line");
         return nullptr;
     }
 

@@ -205,7 +205,6 @@ def valid():
             ("spaces", Attr("string", "  lead and trail  ")), ("blank", Attr("string", " ")),
             ("empty", Attr("string", "")),
             ("name {with} braces", Attr("string", "v")),
-            ("", Attr("int", "0")),
         ])),
         ("top {", Attr("string", "}")),
         ("colonless", Attr("string", "a: b: c")),
@@ -252,9 +251,17 @@ def valid():
     # An archive with no entries at all.
     write("valid", "no-entries", archive([]))
     # Warnings: the engine loads these files but loses or bends something (FORMATS.md 2).
-    write("valid", "warn-name-cut", archive([
-        ("key with: colon", Attr("int", "3")),
-        ("obj", Cls("S", [("inner: name", Attr("string", "x"))])),
+    # FORMATS.md §2.1: the doubled-name bug's mark on an attribute entry (read as `hp`).
+    write("valid", "warn-doubled-name", archive([("hp: hp", Attr("int", "3"))]))
+    # FORMATS.md §2.1: class names the engine derives otherwise (getObjectType()): a blank class
+    # name of an unnamed Vector item, a name holding ` {`.
+    write("valid", "warn-class-name", archive([
+        ("v", Cls("Vector", [(None, Cls(" ", []))])),
+        ("obj", Cls("S", [("a {b", Cls("C", []))])),
+    ]))
+    # FORMATS.md §2.1: an ElementType of type double, which some builds' reader cannot read.
+    write("valid", "warn-element-double", archive([
+        ("savedata", save_data([("d", element("double", "double", f64(0.25)))])),
     ]))
     write("valid", "warn-marker-in-value", archive([
         ("obj", Cls("S", [("c", Attr("string", "x__PGSA y"))])),
@@ -270,16 +277,10 @@ def valid():
         ("model", Cls("Model Info", [(None, Attr("Verticies", "[ 0.000000 1.000000 ]")),
                                      (None, Attr("Indicies", "[ 0 1 2 ]"))])),
     ]))
-    write("valid", "warn-duplicate-names", archive([
-        ("hp", Attr("int", "1")),
-        ("other", Attr("int", "2")),
-        ("hp", Attr("int", "3")),
-        ("hp: cut", Attr("int", "4")),
-    ]))
 
 
 def invalid():
-    E, W = "error", "warning"
+    E, W, N = "error", "warning", "note"
     base = archive([("title", Attr("string", "hello")), ("count", Attr("int", "5"))])
 
     # The version line (FORMATS.md 2: anything but 1.0.0 is read as an empty archive).
@@ -297,7 +298,8 @@ def invalid():
           [(E, "multiline_value", pos(text, "line1"), "player.note")])
     text = archive([("note", Attr("string", "first\nsecond")), ("after", Attr("int", "1"))])
     write("invalid", "multiline-value-top-level", text,
-          [(E, "multiline_value", pos(text, "first"), "note")])
+          [(E, "multiline_value", pos(text, "first"), "note"),
+           (E, "bad_syntax", pos(text, "after"), "after")])
     # The first line ends in `},` like a complete attribute; the next line gives it away.
     text = archive([("obj", Cls("S", [("v", Attr("string", "a}\nb")), ("w", Attr("int", "2"))]))])
     write("invalid", "multiline-value-brace-first", text,
@@ -311,41 +313,85 @@ def invalid():
                                       ("c", Cls("Inner", [("x", Attr("int", "3"))]))]))])
     # Commas (FORMATS.md 2: after every child but the last).
     text = good.replace("{1},", "{1}", 1)
-    write("invalid", "missing-comma", text, [(E, "bad_syntax", pos(text, "{1}", delta=3), "obj.a")])
+    write("tolerated", "missing-comma", text,
+          [(N, "bad_syntax", pos(text, "{1}", delta=3), "obj.a")])
     text = good.replace("\t\tx: __PGSA int {3}", "\t\tx: __PGSA int {3},", 1)
-    write("invalid", "trailing-comma", text,
-          [(E, "bad_syntax", pos(text, "{3},", delta=3), "obj.c.x")])
+    write("tolerated", "trailing-comma", text,
+          [(N, "bad_syntax", pos(text, "{3},", delta=3), "obj.c.x")])
     text = good.replace("{2},\n", "{2},\n\td: Empty {\n\t}\n", 1)
-    write("invalid", "missing-comma-after-class", text,
-          [(E, "bad_syntax", pos(text, "\t}\n", delta=2), "obj.d")])
+    write("tolerated", "missing-comma-after-class", text,
+          [(N, "bad_syntax", pos(text, "\t}\n", delta=2), "obj.d")])
+    # A top-level class must end at a line that is exactly `}` (FORMATS.md §2.1): with `},` the
+    # engine never stores the entry.
     text = good.replace("\n}\n", "\n},\n", 1)
     write("invalid", "top-level-comma", text,
-          [(E, "bad_syntax", pos(text, "\n},", delta=2), "obj")])
+          [(E, "bad_syntax", "2:1", "obj"), (E, "bad_syntax", pos(text, "\n},", delta=2), "obj")])
     # Braces.
+    # A child class ends only at a `}` indented like its line (FORMATS.md §2.1).
     text = good.replace("\t\tx: __PGSA int {3}\n\t}\n", "\t\tx: __PGSA int {3}\n", 1)
     write("invalid", "missing-closing-brace", text,
-          [(E, "bad_syntax", pos(text, "\n}\n", delta=1), "obj.c")])
+          [(E, "bad_syntax", pos(text, "\tc:", delta=1), "obj.c"),
+           (E, "bad_syntax", pos(text, "\n}\n", delta=1), "obj.c")])
     text = good[:good.rindex("}\n")]
     write("invalid", "unclosed-class", text,
-          [(E, "truncated", f"{text.count(chr(10)) + 1}:1", "obj")])
+          [(E, "bad_syntax", "2:1", "obj"),
+           (E, "truncated", f"{text.count(chr(10)) + 1}:1", "obj")])
     text = good + "}\n"
-    write("invalid", "extra-closing-brace", text,
-          [(E, "bad_syntax", f"{good.count(chr(10)) + 1}:1", None)])
+    write("tolerated", "extra-closing-brace", text,
+          [(N, "bad_syntax", f"{good.count(chr(10)) + 1}:1", None)])
+    # ... but before another entry it stops the engine's reading (FORMATS.md §2.1).
+    text = good + "}\n" + "after: __PGSA int {1}\n"
+    write("invalid", "extra-closing-brace-then-entry", text,
+          [(E, "bad_syntax", f"{good.count(chr(10)) + 1}:1", None),
+           (E, "bad_syntax", pos(text, "after:"), "after")])
     text = base[:-1]
-    write("invalid", "no-final-newline", text,
-          [(E, "truncated", pos(text, "{5}", delta=3), None)])
-    # Indentation (one TAB per level).
+    write("tolerated", "no-final-newline", text,
+          [(N, "truncated", pos(text, "{5}", delta=3), None)])
+    # Indentation: a line indented deeper than its siblings makes the engine take the line
+    # before it for a class header, which swallows what follows (FORMATS.md §2.1).
     text = good.replace("\tb: __PGSA", "\t\tb: __PGSA", 1)
-    write("invalid", "bad-indent-child", text, [(E, "bad_indent", pos(text, "\t\tb:"), "obj.b")])
+    write("invalid", "bad-indent-child", text,
+          [(E, "bad_value", pos(text, "\ta:", delta=1), "obj.a"),
+           (E, "bad_indent", pos(text, "\t\tb:"), "obj.b"),
+           (E, "bad_syntax", pos(text, "\t\tb:", delta=2), "obj.b"),
+           (E, "bad_syntax", pos(text, "\tc:", delta=1), "obj.c")])
     text = good.replace("\t\tx: __PGSA int {3}\n\t}", "\t\tx: __PGSA int {3}\n\t\t}", 1)
     write("invalid", "bad-indent-brace", text,
-          [(E, "bad_indent", pos(text, "\t\t}"), "obj.c")])
+          [(E, "bad_syntax", pos(text, "\tc:", delta=1), "obj.c"),
+           (E, "bad_indent", pos(text, "\t\t}"), "obj.c")])
     text = good.replace("\tb: __PGSA", "    b: __PGSA", 1)
     write("invalid", "spaces-for-tabs", text,
-          [(E, "bad_indent", pos(text, "    b:"), 'obj["    b"]')])
-    # Lines of no known shape.
+          [(E, "bad_value", pos(text, "\ta:", delta=1), "obj.a"),
+           (E, "bad_indent", pos(text, "    b:"), 'obj["    b"]'),
+           (E, "bad_syntax", pos(text, "    b:"), 'obj["    b"]'),
+           (E, "bad_syntax", pos(text, "\tc:", delta=1), "obj.c")])
+    # Any indentation of an attribute that does not follow a sibling is tolerated.
+    text = good.replace("\ta: __PGSA", "\t\t\ta: __PGSA", 1)
+    write("tolerated", "attribute-indent", text,
+          [(N, "bad_indent", pos(text, "\t\t\ta:"), "obj.a")])
+    text = good.replace("\tb: __PGSA", "b: __PGSA", 1)
+    write("tolerated", "attribute-indent-less", text,
+          [(N, "bad_indent", pos(text, "\nb:", delta=1), "obj.b")])
+    # Blank lines: after a class header or at the end, tolerated; after a child, the engine
+    # takes the child for a class header (FORMATS.md §2.1); between entries, it stops reading.
+    text = good.replace("obj: S {\n", "obj: S {\n\n", 1)
+    write("tolerated", "blank-line-after-header", text, [(N, "bad_syntax", "3:1", "obj")])
+    text = good + "\n\n"
+    lines = good.count("\n")
+    write("tolerated", "blank-lines-at-end", text,
+          [(N, "bad_syntax", f"{lines + 1}:1", None), (N, "bad_syntax", f"{lines + 2}:1", None)])
+    text = good.replace("{1},\n", "{1},\n\n", 1)
+    write("invalid", "blank-line-after-child", text,
+          [(E, "bad_value", pos(text, "\ta:", delta=1), "obj.a"),
+           (E, "bad_syntax", pos(text, "\n\n", delta=1), "obj"),
+           (E, "bad_syntax", pos(text, "\tb:", delta=1), "obj.b"),
+           (E, "bad_syntax", pos(text, "\tc:", delta=1), "obj.c")])
+    text = archive([("a", Attr("int", "1"))]) + "\n" + "b: __PGSA int {2}\n"
+    write("invalid", "blank-line-between-entries", text,
+          [(E, "bad_syntax", "3:1", None), (E, "bad_syntax", "4:1", "b")])
+    # Lines of no known shape inside a class: the engine skips them.
     text = good.replace("\ta: __PGSA int {1},\n", "\ta: __PGSA int {1},\n\tjust some text\n", 1)
-    write("invalid", "unknown-line", text, [(E, "bad_syntax", pos(text, "just"), "obj")])
+    write("tolerated", "unknown-line", text, [(N, "bad_syntax", pos(text, "just"), "obj")])
     text = base.replace("count: ", "", 1)
     write("invalid", "unnamed-top-level", text,
           [(E, "bad_syntax", pos(text, "__PGSA int"), None)])
@@ -388,7 +434,10 @@ def invalid():
         ("float-nan", "float", "nan"),
         ("float-out-of-range", "float", "1e39"),
         ("double-not-a-number", "double", "abc"),
-        ("int-with-space", "int", " 5"),
+        ("int-fraction", "int", "3.7"),
+        ("float-exponent-alone", "float", "1e"),
+        ("float-hex", "float", "0x1p3"),
+        ("bool-blank", "bool", "true "),
     ]:
         text = archive([("obj", Cls("S", [("before", Attr("int", "0")), ("v", Attr(type_, value))]))])
         write("invalid", "value-" + name, text,
@@ -406,6 +455,78 @@ def invalid():
     text = archive([("savedata", save_data([("a", element("long", "int", "1"))]))])
     write("invalid", "element-type-unknown", text,
           [(E, "bad_value", pos(text, "long"), "savedata.value0.type")])
+
+    # Numbers the engine's `stringstream >>` reads as the file says, from forms its writer does
+    # not write (FORMATS.md §2.1): notes.
+    for name, type_, value in [
+        ("int-with-space", "int", " 5"),
+        ("int-plus", "int", "+5"),
+        ("int-leading-zeros", "int", "007"),
+        ("unsigned-minus-zero", "unsigned int", "-0"),
+        ("float-with-spaces", "float", " 1.500000 "),
+    ]:
+        text = archive([("obj", Cls("S", [("before", Attr("int", "0")), ("v", Attr(type_, value))]))])
+        write("tolerated", "value-" + name, text,
+              [(N, "bad_value", pos(text, "{" + value + "}", delta=1), "obj.v")])
+    # The empty file (a fresh archive), the version line alone, a comma after a top-level
+    # value, a CR after an attribute (FORMATS.md §2.1).
+    write("tolerated", "empty-file", "", [(N, "truncated", "1:1", None)])
+    write("tolerated", "version-only", "1.0.0", [(N, "truncated", "1:6", None)])
+    text = base.replace("{5}\n", "{5},\n", 1)
+    write("tolerated", "top-level-attribute-comma", text,
+          [(N, "bad_syntax", pos(text, "{5},", delta=3), "count")])
+    text = good.replace("{1},\n", "{1},\r\n", 1)
+    write("tolerated", "attribute-cr", text, [(N, "bad_syntax", pos(text, "\r"), "obj.a")])
+    # Text after a value's last `}`: ignored, lost when the engine saves the entry again.
+    text = good.replace("{3}\n", "{3} junk\n", 1)
+    write("tolerated", "junk-after-value", text,
+          [(W, "bad_syntax", pos(text, " junk"), "obj.c.x")])
+
+    # Names the engine reads otherwise (FORMATS.md §2.1): trimmed, cut at the first "__PGSA".
+    text = archive([("obj", Cls("S", [("trail ", Attr("int", "1")), ("b", Attr("int", "2"))]))])
+    write("invalid", "name-trailing-blank", text,
+          [(E, "name_cut", pos(text, "trail"), 'obj["trail "]')])
+    text = archive([("obj", Cls("S", [(" lead", Attr("int", "1"))]))])
+    write("invalid", "name-leading-blank", text,
+          [(E, "name_cut", pos(text, " lead"), 'obj[" lead"]')])
+    text = archive([("obj ", Cls("S", [("a", Attr("int", "1"))]))])
+    write("invalid", "top-level-name-blank", text, [(E, "bad_syntax", "2:1", '["obj "]')])
+    text = archive([("obj", Cls("S", [("x__PGSA", Attr("int", "5"))]))])
+    write("invalid", "marker-in-name", text, [(E, "name_cut", pos(text, "x__PGSA"), "obj.x__PGSA")])
+    text = archive([("x__PGSA", Attr("int", "5"))])
+    write("invalid", "marker-in-top-level-name", text, [(E, "bad_value", "2:1", "x__PGSA")])
+    text = archive([("obj", Cls("S", [("", Attr("int", "5"))]))])
+    write("invalid", "name-empty", text, [(E, "name_cut", pos(text, ": __PGSA"), 'obj[""]')])
+    # Repeated names: a class's first child of a name wins, the archive's last entry.
+    text = archive([("obj", Cls("S", [("a", Attr("int", "1")), ("a", Attr("int", "2"))]))])
+    write("invalid", "duplicate-child-names", text,
+          [(E, "duplicate_key", pos(text, "\ta:", nth=1, delta=1), "obj.a")])
+    text = archive([("hp", Attr("int", "1")), ("other", Attr("int", "2")), ("hp", Attr("int", "3")),
+                    ("hp: cut", Attr("int", "4"))])
+    write("invalid", "duplicate-top-level-names", text,
+          [(E, "duplicate_key", "2:1", "hp"), (E, "duplicate_key", "4:1", "hp"),
+           (E, "name_cut", "5:1", '["hp: cut"]')])
+    # UnorderedMap: the last pair of a key wins; the engine's writer makes such pairs from
+    # distinct float keys (1e-7 and 2e-7 both write 0.000000). SaveData: the first id wins.
+    text = archive([("m", umap([(Attr("float", f32(1e-7)), Attr("int", "1")),
+                                (Attr("float", f32(2e-7)), Attr("int", "2"))]))])
+    write("invalid", "map-duplicate-keys", text,
+          [(E, "duplicate_key", pos(text, "key0"), "m.key0")])
+    text = archive([("savedata", save_data([("a", element("int", "int", "1")),
+                                            ("a", element("int", "int", "2"))]))])
+    write("invalid", "savedata-duplicate-ids", text,
+          [(E, "duplicate_key", pos(text, "id1"), "savedata.id1")])
+    # The doubled-name bug on a class entry: the engine stops reading there.
+    text = archive([("save", Cls("SaveData", [("nbValue", Attr("size_t", "0"))])),
+                    ("after", Attr("int", "1"))]).replace("save: SaveData", "save: save: SaveData")
+    write("invalid", "doubled-name-class", text,
+          [(E, "bad_syntax", pos(text, "save: SaveData"), "save"),
+           (E, "bad_syntax", pos(text, "after"), "after")])
+    # A CR after a class's closing brace: the entry never ends for the engine.
+    text = good.replace("\n}\n", "\n}\r\n", 1)
+    write("invalid", "class-brace-cr", text,
+          [(E, "bad_syntax", "2:1", "obj"), (E, "bad_syntax", pos(text, "}\r"), "obj"),
+           (E, "truncated", f"{text.count(chr(10)) + 1}:1", "obj")])
 
 
 if __name__ == "__main__":
