@@ -365,6 +365,7 @@ template <class Sink> class Reader {
         std::string_view name;
         bool named = false;
         std::size_t body = 0; // where the body starts in the text
+        std::size_t end = 0;  // a class header: where its ` {` ends (blanks, CR or `,` may follow)
     };
 
     static Shape shape_of(std::string_view text) noexcept {
@@ -380,9 +381,16 @@ template <class Sink> class Reader {
             s.body = p + k_name_separator.size();
             return s;
         }
-        if (text.ends_with(" {")) {
+        // FORMATS.md §2.1: the engine looks for the first " {" of a header line; what follows the
+        // last one (blanks, a CR, a comma) changes nothing but the class name it derives.
+        std::string_view core = text;
+        while (!core.empty() && (core.back() == ' ' || core.back() == '\t' || core.back() == '\r' ||
+                                 core.back() == ','))
+            core.remove_suffix(1);
+        if (core.ends_with(" {")) {
             s.kind = Shape::class_header;
-            std::string_view head = text.substr(0, text.size() - 2);
+            s.end = core.size();
+            std::string_view head = core.substr(0, core.size() - 2);
             if (std::size_t p = head.find(k_name_separator); p != npos) {
                 s.name = head.substr(0, p);
                 s.named = true;
@@ -409,25 +417,36 @@ template <class Sink> class Reader {
         if (pending_.active && continues(text)) return true;
         flush(false);
         const std::size_t tabs = leading_tabs(text);
-        const std::string_view content = text.substr(tabs);
-        const std::size_t at = line_start_ + tabs;
-        if (content == "}" || content == "},") return close_line(tabs, content.size() == 2);
+        // FORMATS.md §2.1: the engine trims blanks off a closing brace's line, and finds an
+        // attribute's marker wherever it is: blanks there are indentation to it.
+        const std::string_view bare = engine::trim(text);
+        if (bare == "}" || bare == "},") {
+            if (bare.size() != text.size() - tabs)
+                tolerable(ErrorCode::bad_indent, {line_no_, 1}, class_ref(),
+                          fmt::format("expected {} alone after the indentation, found blanks "
+                                      "around it",
+                                      bare.size() == 2 ? "`},`" : "`}`"));
+            return close_line(tabs, bare.size() == 2);
+        }
+        std::size_t lead = tabs;
+        while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t')) ++lead;
+        const bool blank_lead = lead > tabs && text.substr(lead).starts_with(k_attribute_prefix);
+        const std::string_view content = text.substr(blank_lead ? lead : tabs);
+        const std::size_t at = line_start_ + (blank_lead ? lead : tabs);
 
         const Shape shape = shape_of(content);
         const std::size_t depth = frames_.size() - 1;
         if (shape.kind == Shape::other) {
             // FORMATS.md §2.1: the engine skips, or stops at, such a line; what it loses is
-            // reported on the entries concerned (a CR in it breaks a class: always an error).
-            const bool cr = content.find('\r') != npos;
+            // reported on the entries concerned.
             if (depth == 0)
-                maybe_tolerable(
-                    !cr, ErrorCode::bad_syntax, here(at), {},
-                    "expected a top-level entry (`NAME: __PGSA TYPE {VALUE}` or `NAME: CLASS "
-                    "{`), found " +
-                        excerpt(content));
+                tolerable(ErrorCode::bad_syntax, here(at), {},
+                          "expected a top-level entry (`NAME: __PGSA TYPE {VALUE}` or `NAME: CLASS "
+                          "{`), found " +
+                              excerpt(content));
             else
-                maybe_tolerable(
-                    !cr, ErrorCode::bad_syntax, here(at), class_ref(),
+                tolerable(
+                    ErrorCode::bad_syntax, here(at), class_ref(),
                     fmt::format("expected a child of {} (`NAME: __PGSA TYPE {{VALUE}}`, `NAME: "
                                 "CLASS {{`, unnamed in a Vector) or its closing `}}`, found {}",
                                 excerpt(frames_.back().class_name), excerpt(content)));
@@ -435,16 +454,17 @@ template <class Sink> class Reader {
         }
 
         const PathRef child = child_ref(shape.name, shape.named);
-        if (tabs != depth) {
+        if (tabs != depth || blank_lead) {
             tolerable(ErrorCode::bad_indent, {line_no_, 1}, child,
                       depth == 0
                           ? fmt::format("expected a top-level entry at the start of the line, "
                                         "found {} before it",
-                                        tabs_text(tabs))
+                                        tabs_text(tabs) + (blank_lead ? " and spaces" : ""))
                           : fmt::format("expected {} before a child of {} (opened at line {}), "
                                         "found {}",
                                         tabs_text(depth), excerpt(frames_.back().class_name),
-                                        frames_.back().header.line, tabs_text(tabs)));
+                                        frames_.back().header.line,
+                                        tabs_text(tabs) + (blank_lead ? " and spaces" : "")));
         }
         check_comma_before_child();
         if (depth == 0 && !shape.named) {
@@ -516,6 +536,14 @@ template <class Sink> class Reader {
             p.end_pos = here(at + close + 1);
             if (tail.empty()) {
                 // complete, last child (or a top-level entry)
+            } else if (tail.size() > 1 && tail.find_first_not_of(',') == npos) {
+                // FORMATS.md §2.1: the engine's value ends at the last `}`; commas after it are
+                // ignored.
+                p.comma = !top;
+                p.comma_pos = here(at + close + 1);
+                tolerable(ErrorCode::bad_syntax, here(at + close + 1), child,
+                          fmt::format("expected {} after the value, found {} commas",
+                                      top ? "nothing" : "one `,`", tail.size()));
             } else if (tail == "," && !top) {
                 p.comma = true;
                 p.comma_pos = here(at + close + 1);
@@ -524,17 +552,19 @@ template <class Sink> class Reader {
                 p.top_brace = at + close;
                 p.comma_pos = here(at + close + 1);
                 open_value(p, at + content.size());
+            } else if (tail.find_first_not_of(" \t\r,") == npos &&
+                       tail.find_first_of(" \t\r") != npos) {
+                // FORMATS.md §2.1: the engine's value ends at the last `}`; blanks, a CR (CRLF
+                // line ends) or commas after it change nothing.
+                p.comma = !top && tail.find(',') != npos;
+                p.comma_pos = here(at + close + 1);
+                tolerable(ErrorCode::bad_syntax, here(at + close + 1), child,
+                          "expected the line to end after the value" +
+                              std::string(top ? "" : " (and its `,`)") + ", found " +
+                              excerpt(tail) + ": the engine reads the value all the same");
             } else if (content.ends_with(',')) {
                 // `,` + LF ends the line inside the value: the writer's multi-line form
                 open_value(p, at + content.size());
-            } else if (tail == "\r" || tail == ",\r") {
-                // FORMATS.md §2.1: the engine's value ends at the last `}`; a CR after it is
-                // tolerated.
-                p.comma = tail[0] == ',';
-                p.comma_pos = here(at + close + 1);
-                note(ErrorCode::bad_syntax, here(at + content.size() - 1), child,
-                     "expected the line to end after the value, found a CR (CRLF line ends): "
-                     "the engine reads the value all the same");
             } else {
                 // FORMATS.md §2.1: ignored by the engine, lost by its next save of the entry.
                 warning(ErrorCode::bad_syntax, here(at + close + 1), child,
@@ -576,6 +606,11 @@ template <class Sink> class Reader {
                 return false;
             if (!text.ends_with('}') && !text.ends_with(',')) return false;
         } else if (!text.ends_with('}') && !text.ends_with(',')) {
+            return false;
+        } else if (p.top_comma && !p.multiline && leading_tabs(text) == 0 &&
+                   shape_of(text).kind != Shape::other) {
+            // FORMATS.md §2.1: at the top level the engine takes every line for an entry of its
+            // own; a line shaped like one is one, and the `,` before it a stray comma.
             return false;
         }
         const bool top = frames_.size() == 1;
@@ -682,8 +717,11 @@ template <class Sink> class Reader {
     bool class_line(std::string_view content, std::size_t at, const Shape& shape,
                     const PathRef& child) {
         const bool top = frames_.size() == 1;
-        const std::string_view class_name =
-            content.substr(shape.body, content.size() - 2 - shape.body);
+        const std::string_view class_name = content.substr(shape.body, shape.end - 2 - shape.body);
+        if (shape.end < content.size())
+            tolerable(ErrorCode::bad_syntax, here(at + shape.end), child,
+                      "expected the line to end after the class's ` {`, found " +
+                          excerpt(content.substr(shape.end)));
         if (const std::size_t second = class_name.find(k_name_separator);
             top && shape.named && second != npos && class_name.substr(0, second) == shape.name) {
             // FORMATS.md §2.1: the engine's save path writes a loaded entry it was not asked to
@@ -740,8 +778,8 @@ template <class Sink> class Reader {
         {
             const engine::Object* eo = top ? engine_top(shape.name, shape.named, here(at), child)
                                            : engine_child(shape.name, shape.named, here(at), child);
-            nf.en = engine_class(eo, here(at), child, line_start_ + line_length_,
-                                 at - line_start_ + shape.body);
+            nf.en =
+                engine_class(eo, here(at), child, at + shape.end, at - line_start_ + shape.body);
         }
         if (nf.special == Special::counted_map)
             nf.keys = std::make_shared<std::unordered_map<std::string, KeySeen>>();
@@ -1538,10 +1576,6 @@ template <class Sink> class Reader {
     }
     void tolerable(ErrorCode code, Pos pos, const PathRef& path, std::string message) {
         add(code, Severity::error, pos, path, std::move(message), true);
-    }
-    void maybe_tolerable(bool is_tolerable, ErrorCode code, Pos pos, const PathRef& path,
-                         std::string message) {
-        add(code, Severity::error, pos, path, std::move(message), is_tolerable);
     }
 
     static constexpr std::size_t k_max_held = 4 * Findings::k_max_kept;

@@ -476,7 +476,8 @@ def invalid():
     write("tolerated", "top-level-attribute-comma", text,
           [(N, "bad_syntax", pos(text, "{5},", delta=3), "count")])
     text = good.replace("{1},\n", "{1},\r\n", 1)
-    write("tolerated", "attribute-cr", text, [(N, "bad_syntax", pos(text, "\r"), "obj.a")])
+    write("tolerated", "attribute-cr", text,
+          [(N, "bad_syntax", pos(text, "{1},", delta=3), "obj.a")])
     # Text after a value's last `}`: ignored, lost when the engine saves the entry again.
     text = good.replace("{3}\n", "{3} junk\n", 1)
     write("tolerated", "junk-after-value", text,
@@ -529,7 +530,308 @@ def invalid():
            (E, "truncated", f"{text.count(chr(10)) + 1}:1", "obj")])
 
 
+# ---- Differential corpus (FORMATS.md §2.1) -------------------------------------------------
+# A second model of the ColumbaEngine reader (Serializer::readData, UnserializedObject::
+# parseString, getAsAttribute, operator[], deserializeVector, `stringstream >>`), written in
+# Python from the behaviour of its code, independently of formats/text_archive/engine.hpp. Archives
+# from the writer's model above are mutated in their layout only (commas, indentation, blank
+# lines, CRs, braces, blanks around numbers, the final LF), so the file still says what the
+# original tree says; the model then tells whether the engine reads that tree exactly. The C++
+# test (tests/unit/test_text_archive.cpp) checks that verify has errors exactly when it does not.
+
+INF = float("inf")
+
+
+def _lead(s):
+    for i, c in enumerate(s):
+        if c not in " \t":
+            return i
+    return INF
+
+
+def _trim(s):
+    return s.strip(" \t")
+
+
+class EObj:
+    def __init__(self, name, is_class=True, null=False, text=None):
+        self.name, self.is_class, self.null, self.text = name, is_class, null, text
+        self.children = []
+
+
+def _placeholder():
+    return EObj("", is_class=False, null=True)
+
+
+def engine_map(data):
+    """readFile + readData: {key: lines}; an entry still open at the end is lost."""
+    if data == "":
+        return {}
+    lines = data.split("\n")
+    if data.endswith("\n"):
+        lines = lines[:-1]
+    if lines[0] != "1.0.0":
+        return {}
+    found, open_key, cur = {}, None, None
+    for line in lines[1:]:
+        if open_key is None:
+            p = line.find(": ")
+            if p < 0:
+                break
+            key = line[:p]
+            if "__PGSA" in line:
+                found[key] = [line]
+                continue
+            if line.find(": ", p + 2) >= 0:
+                break
+            open_key, cur = key, [line]
+        else:
+            cur.append(line)
+            if line == "}":
+                found[open_key] = cur
+                open_key = None
+    return found
+
+
+def engine_parse(lines, name):
+    """UnserializedObject(string, name): parseString."""
+    o = EObj(name)
+    o.children.append(_placeholder())
+    cur = lines[0]
+    cci = _lead("\t" + cur)
+    if "__PGSA" in cur:
+        return EObj(name, is_class=False, text="\n".join(lines) + "\n")
+    p = cur.find(": ")
+    own = "" if p < 0 else _trim(cur[:p])
+    if cur.find(" {") < 0 or own != name or len(lines) < 2:
+        o.null = True
+        return o
+    pos = (cci - 1 if cci > 0 else 0) if p < 0 else p + 2  # None stands for npos
+    cur = lines[1]
+    if _trim(cur) == "}":
+        return o
+    start = in_class = in_attr = failed = False
+    cur_indent = 0
+    cls = attr = None
+    cname = aname = ""
+    for nxt in lines[2:]:
+        nind = _lead(nxt)
+        free = not start and not in_class
+        if nind > cci and free:
+            start = True
+        mk = cur.find("__PGSA")
+        if free and _trim(nxt) in ("}", "},") and mk < 0:
+            start = True
+        if start:
+            if in_attr:
+                o.children.append(EObj(aname, is_class=False, text="\n".join(attr) + "\n"))
+                in_attr = False
+            q = cur.find(": ")
+            cname = "" if q < 0 else _trim(cur[:q])
+            q2 = cur.find(": ", 1 if q < 0 else q + 2)  # npos + 2 wraps to 1
+            if q2 >= 0:
+                failed = True
+                break
+            pos = None
+            cls = [cur]
+            start, in_class = False, True
+        elif in_class:
+            cls.append(cur)
+            if cci == cur_indent and _trim(cur) in ("}", "},"):
+                o.children.append(engine_parse(cls, cname))
+                in_class = False
+        elif mk >= 0:
+            if in_attr:
+                o.children.append(EObj(aname, is_class=False, text="\n".join(attr) + "\n"))
+            before = cur[:mk]
+            q = before.find(": ")
+            pos = None if q < 0 else q
+            aname = "" if q < 0 else _trim(before[:q])
+            attr = [cur]
+            in_attr = True
+        elif pos is None and not in_attr:
+            failed = True
+            break
+        elif pos is None and in_attr:
+            if cur_indent > len(cur):  # substr past the end throws
+                failed = True
+                break
+            attr.append(cur[cur_indent:])
+        cur, cur_indent = nxt, nind
+    if in_attr:
+        o.children.append(EObj(aname, is_class=False, text="\n".join(attr) + "\n"))
+    o.null = o.null or failed
+    return o
+
+
+def engine_attribute(o):
+    """getAsAttribute: (type, value), or None for the blank attribute."""
+    if o is None or o.is_class or o.text is None:
+        return None
+    s = o.text
+    p = s.find("__PGSA")
+    if p < 0:
+        return None
+    p += 6
+    b = s.find("{", p)
+    if b < 0 or b - p < 2:
+        return None
+    t = "" if b - p == 2 else s[p + 1:b - 1]
+    e = s.rfind("}")
+    if e < 0:
+        return None
+    return t, (s[b + 1:e] if e >= b + 1 else s[b + 1:])
+
+
+_INTS = ("int", "unsigned int", "size_t")
+
+
+def engine_number(type_, value):
+    """What `stringstream >>` reads (enough for values the writer wrote, blanks added)."""
+    import re
+    v = value.lstrip(" \t\n\v\f\r")
+    if type_ in _INTS:
+        m = re.match(r"[+-]?[0-9]+", v)
+        return int(m.group()) if m else None
+    m = re.match(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", v)
+    return float(m.group()) if m else None
+
+
+def engine_reads(o, node):
+    """Does the engine read `node` (Attr or Cls) from its object `o` exactly?"""
+    if isinstance(node, Attr):
+        a = engine_attribute(o)
+        if a is None:
+            return False
+        t, v = a
+        if node.type in _INTS:
+            return t in _INTS and engine_number(node.type, v) == int(node.value)
+        if node.type in ("float", "double"):
+            return t == node.type and engine_number(node.type, v) == float(node.value)
+        return t == node.type and v == node.value
+    if o is None or not o.is_class or o.null:
+        return False
+    items = [c for c in o.children if not c.null]
+    if node.name == "Vector" and len(items) != len(node.children):
+        return False
+    for i, (name, child) in enumerate(node.children):
+        if name is None:
+            c = items[i] if i < len(items) else None
+        else:
+            c = next((c for c in o.children if c.name == name), None)
+        if not engine_reads(c, child):
+            return False
+    return True
+
+
+def engine_reads_archive(text, entries):
+    found = engine_map(text)
+    for name, node in entries:
+        if name not in found:
+            return False
+        if not engine_reads(engine_parse(found[name], name), node):
+            return False
+    return True
+
+
+def differential():
+    import random
+    rng = random.Random(20261201)
+    d = os.path.join(ROOT, "differential")
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(d):
+        os.remove(os.path.join(d, f))
+    serial = [0]
+
+    def name():
+        serial[0] += 1
+        return rng.choice(["hp", "pos", "n", "item", "a b"]) + str(serial[0])
+
+    def leaf():
+        k = rng.randrange(5)
+        if k == 0:
+            return Attr("int", str(rng.randrange(-1000, 1000)))
+        if k == 1:
+            return Attr("size_t", str(rng.randrange(0, 10**6)))
+        if k == 2:
+            return Attr("float", f32(rng.randrange(-800, 800) / 8))
+        if k == 3:
+            return Attr("bool", rng.choice(["true", "false"]))
+        return Attr("string", rng.choice(["", "x", "a {b}, c", "  pad  ", "}"]))
+
+    def node(depth):
+        if depth > 3 or rng.randrange(3) == 0:
+            return leaf()
+        if rng.randrange(4) == 0:
+            return vec(*[node(depth + 1) for _ in range(rng.randrange(4))])
+        return Cls("C" + str(depth), [(name(), node(depth + 1)) for _ in range(rng.randrange(4))])
+
+    def mutate(text):
+        lines = text.split("\n")[:-1]
+        i = rng.randrange(1, len(lines)) if len(lines) > 1 else 0
+        line = lines[i]
+        k = rng.randrange(11)
+        if k == 0 and line.endswith(","):
+            lines[i] = line[:-1]
+            what = "drop a comma"
+        elif k == 1:
+            lines[i] = line + ","
+            what = "add a comma"
+        elif k == 2:
+            lines[i] = "\t" + line
+            what = "one more tab"
+        elif k == 3 and line.startswith("\t"):
+            lines[i] = line[1:]
+            what = "one tab less"
+        elif k == 4 and line.lstrip("\t").startswith(("}", "__PGSA")):
+            # (before a name it would change the name: the engine trims it, FORMATS.md §2.1)
+            lines[i] = " " + line
+            what = "a leading space"
+        elif k == 5:
+            lines.insert(i, "")
+            what = "a blank line before"
+        elif k == 6:
+            lines.insert(i + 1, "\t" * rng.randrange(3))
+            what = "a blank line after"
+        elif k == 7:
+            lines[i] = line + "\r"
+            what = "a CR"
+        elif k == 8 and "{" in line and line.rstrip(",").endswith("}") and (
+                " int {" in line or " size_t {" in line or " float {" in line):
+            b = line.index("{", line.index("__PGSA"))
+            e = line.rindex("}")
+            lines[i] = line[:b + 1] + " " + line[b + 1:e] + " " + line[e:]
+            what = "blanks around a number"
+        elif k == 9:
+            return "\n".join(lines), "no final line feed"
+        else:
+            lines[i] = line + " "
+            what = "a trailing blank"
+        return "\n".join(lines) + "\n", what
+
+    verdicts = []
+    for n in range(1000):
+        entries = [(name(), node(0)) for _ in range(1 + rng.randrange(3))]
+        text = archive(entries)
+        assert engine_reads_archive(text, entries), text  # the writer's own form reads back
+        mutated, what = mutate(text)
+        if n % 2:  # a second change on half of them
+            if not mutated.endswith("\n"):
+                mutated += "\n"
+            mutated, second = mutate(mutated)
+            what += ", " + second
+        exact = engine_reads_archive(mutated, entries)
+        fname = f"{n:04d}.sz"
+        with open(os.path.join(d, fname), "wb") as f:
+            f.write(mutated.encode("utf-8"))
+        written.append(fname)
+        verdicts.append(f"{fname} {'exact' if exact else 'misread'} {what}")
+    with open(os.path.join(d, "verdicts.txt"), "w") as f:
+        f.write("\n".join(verdicts) + "\n")
+
+
 if __name__ == "__main__":
     valid()
     invalid()
+    differential()
     print(f"wrote {len(written)} files under {os.path.normpath(ROOT)}")
