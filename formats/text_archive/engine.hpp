@@ -35,9 +35,9 @@
 //   operator[]    the FIRST child of that (trimmed) name; deserializeVector: every non-null
 //                 child in order.
 //
-// Nothing here recurses deeper than k_max_depth classes or reads a line more than
-// k_max_line_visits times in all: past either, the model gives up (available() is false) and
-// verify falls back to the writer's grammar alone.
+// Nothing here recurses deeper than k_max_depth classes or reads more than k_max_bytes_read
+// bytes in all (it rereads a class's lines at each level): past either, the model gives up
+// (available() is false) and verify falls back to the writer's grammar alone.
 #pragma once
 
 #include "spec.hpp"
@@ -280,27 +280,34 @@ struct Top {
 
 class Model {
   public:
-    static constexpr std::uint64_t k_max_line_visits = 64u << 20;
+    // The engine rereads a class's lines once per level of nesting; past this many bytes read
+    // in all (four times the largest file), the model gives up.
+    static constexpr std::uint64_t k_max_bytes_read = 256u << 20;
 
     // data: the whole file.
     explicit Model(std::string_view data) {
         if (data.empty()) return; // a 0-byte file: an empty archive
         for (std::size_t pos = 0; pos < data.size();) {
             const std::size_t nl = data.find('\n', pos);
-            const std::size_t end = nl == npos ? data.size() : nl;
-            lines_.push_back(data.substr(pos, end - pos));
+            starts_.push_back(static_cast<std::uint32_t>(pos));
             pos = nl == npos ? data.size() : nl + 1;
         }
-        version_ok_ = lines_[0] == k_version_line;
+        // one past the last line's LF (as if there were one)
+        starts_.push_back(static_cast<std::uint32_t>(data.size() + (data.back() == '\n' ? 0 : 1)));
+        data_ = data;
+        version_ok_ = line(0) == k_version_line;
         if (!version_ok_) return;
         read_data();
     }
 
     bool version_ok() const noexcept { return version_ok_; }
     bool available() const noexcept { return !gave_up_; }
-    std::uint32_t line_count() const noexcept { return static_cast<std::uint32_t>(lines_.size()); }
+    std::uint32_t line_count() const noexcept {
+        return starts_.empty() ? 0 : static_cast<std::uint32_t>(starts_.size() - 1);
+    }
     std::string_view line(std::uint32_t i) const noexcept {
-        return i < lines_.size() ? lines_[i] : std::string_view{};
+        if (i + 1 >= starts_.size()) return {};
+        return data_.substr(starts_[i], starts_[i + 1] - 1 - starts_[i]);
     }
 
     // Where readData stopped (k_no_line: it read to the end) and why.
@@ -342,7 +349,7 @@ class Model {
         if (t.attribute) {
             Object& o = objects_[0];
             o.name = t.key;
-            o.attr = lines_[t.first];
+            o.attr = line(t.first);
             o.first = o.last = t.first;
         } else {
             parse_class(0, t.first, t.last, t.key, 0);
@@ -409,15 +416,15 @@ class Model {
 
     bool visit(std::uint64_t n) {
         visits_ += n;
-        if (visits_ > k_max_line_visits) gave_up_ = true;
+        if (visits_ > k_max_bytes_read) gave_up_ = true;
         return !gave_up_;
     }
 
     void read_data() {
         bool expect_entry = true;
         Top open;
-        for (std::uint32_t i = 1; i < lines_.size(); ++i) {
-            const std::string_view l = lines_[i];
+        for (std::uint32_t i = 1; i < line_count(); ++i) {
+            const std::string_view l = line(i);
             if (expect_entry) {
                 const std::size_t p = l.find(": ");
                 if (p == npos) {
@@ -470,12 +477,12 @@ class Model {
             o.last = b;
             o.is_class = true;
         }
-        if (!visit(b - a + 1)) return;
+        if (!visit(starts_[b + 1] - starts_[a])) return;
         if (depth > k_max_depth) {
             objects_[id].deep = true;
             return;
         }
-        std::string_view cur = lines_[a];
+        std::string_view cur = line(a);
         const std::size_t lead = leading_blanks(cur);
         const std::size_t cci = lead == npos ? npos : lead + 1; // nbLeadingSpaces("\t" + line)
         if (cur.find(k_marker) != npos) {
@@ -506,7 +513,7 @@ class Model {
         }
         std::vector<Kid> kids;
         kids.push_back({false, a, a, {}, {}}); // children[0]: the empty null object
-        cur = lines_[a + 1];
+        cur = line(a + 1);
         if (trim(cur) == "}") {
             place(id, kids, depth);
             return;
@@ -527,14 +534,19 @@ class Model {
         };
         for (std::uint32_t i = a + 2; i <= b; ++i) {
             const std::uint32_t cur_line = i - 1;
-            const std::string_view next = lines_[i];
+            const std::string_view next = line(i);
             const std::size_t next_indent = leading_blanks(next);
             const bool free = !start_class && !in_class;
             if (next_indent > cci && free) start_class = true;
-            const std::string_view next_trim = trim(next);
-            const std::size_t marker = cur.find(k_marker);
-            if (free && (next_trim == "}" || next_trim == "},") && marker == npos)
-                start_class = true;
+            // (the engine computes these on every line; only these cases look at them)
+            std::size_t marker = npos;
+            if (free) {
+                marker = cur.find(k_marker);
+                if (marker == npos && !start_class) {
+                    const std::string_view next_trim = trim(next);
+                    if (next_trim == "}" || next_trim == "},") start_class = true;
+                }
+            }
             if (start_class) {
                 if (in_attr) emit_attr();
                 pos = cur.find(": ");
@@ -550,8 +562,8 @@ class Model {
                 start_class = false;
                 in_class = true;
             } else if (in_class) {
-                const std::string_view t = trim(cur);
-                if (cci == cur_indent && (t == "}" || t == "},")) {
+                const std::string_view t = cci == cur_indent ? trim(cur) : std::string_view{};
+                if (t == "}" || t == "},") {
                     kids.push_back({true, class_first, cur_line, class_name, {}});
                     in_class = false;
                 }
@@ -612,10 +624,10 @@ class Model {
     // An attribute's string: a line range, or a first line and its continuation lines.
     std::string_view join(std::uint32_t a, std::uint32_t b,
                           const std::vector<std::string_view>& more) {
-        if (a == b && more.empty()) return lines_[a];
+        if (a == b && more.empty()) return line(a);
         std::string& s = pool_.emplace_back();
         for (std::uint32_t i = a; i <= b; ++i) {
-            s += lines_[i];
+            s += line(i);
             s += '\n';
         }
         for (std::string_view m : more) {
@@ -625,7 +637,8 @@ class Model {
         return s;
     }
 
-    std::vector<std::string_view> lines_;
+    std::string_view data_;
+    std::vector<std::uint32_t> starts_; // each line's first byte, then one past the last LF
     bool version_ok_ = false;
     bool gave_up_ = false;
     std::uint64_t visits_ = 0;

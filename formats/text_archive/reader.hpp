@@ -102,58 +102,6 @@ inline bool is_integer(Type type) noexcept {
     return type == Type::int32 || type == Type::uint32 || type == Type::size;
 }
 
-// Whole-text integer of type T: an optional `+` (or `-` for signed T) and digits, in range.
-template <class T> bool parse_integer(std::string_view text, T& v) noexcept {
-    if (!text.empty() && text[0] == '+') {
-        text.remove_prefix(1);
-        if (text.empty() || text[0] < '0' || text[0] > '9') return false;
-    }
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    return ec == std::errc() && p == text.data() + text.size() && !text.empty();
-}
-template <class T> bool parses_as_integer(std::string_view text) noexcept {
-    T v{};
-    return parse_integer(text, v);
-}
-
-// Whole-text finite number of type T (std::from_chars general format, optional `+`).
-template <class T> bool parses_as_finite(std::string_view text) noexcept {
-    if (!text.empty() && text[0] == '+') {
-        text.remove_prefix(1);
-        if (text.empty() || text[0] == '-' || text[0] == '+') return false;
-    }
-    T v{};
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    return ec == std::errc() && p == text.data() + text.size() && !text.empty() && std::isfinite(v);
-}
-
-// Does `value` fit `type` (spec.hpp "Value fit")? Empty when it does, else what was expected.
-inline std::string_view expected_value(Type type, std::string_view value) noexcept {
-    switch (type) {
-    case Type::boolean:
-        return value == "true" || value == "false" ? std::string_view{} : "true or false";
-    case Type::int32:
-        return parses_as_integer<std::int32_t>(value) ? std::string_view{}
-                                                      : "an integer from -2147483648 to 2147483647";
-    case Type::uint32:
-        return parses_as_integer<std::uint32_t>(value) ? std::string_view{}
-                                                       : "an integer from 0 to 4294967295";
-    case Type::size:
-        return parses_as_integer<std::uint64_t>(value)
-                   ? std::string_view{}
-                   : "an integer from 0 to 18446744073709551615";
-    case Type::float32:
-        return parses_as_finite<float>(value) ? std::string_view{}
-                                              : "a finite number within the range of a float";
-    case Type::float64:
-        return parses_as_finite<double>(value) ? std::string_view{} : "a finite number";
-    case Type::string:
-    case Type::unknown:
-        break;
-    }
-    return {};
-}
-
 // File text for a message: escaped, quoted, cut after `max` bytes.
 inline std::string excerpt(std::string_view text, std::size_t max = 48) {
     if (text.size() <= max) return display(text, true);
@@ -945,7 +893,10 @@ template <class Sink> class Reader {
                 return;
             }
             read_as(Type::size, type, type_pos, path, std::string(f.count_name));
-            f.count_ok = is_integer(type_of(type)) && parse_integer(value, f.count);
+            // the engine's map reader: deserialize<size_t>, `stringstream >>` (FORMATS.md §2.1)
+            const engine::Extracted x = engine::extract_integer(value, false, UINT64_MAX);
+            f.count_ok = is_integer(type_of(type)) && !x.fail;
+            f.count = x.as_unsigned;
             return;
         }
         const std::string_view prefix = f.expect_value ? k_map_value : f.key_prefix;

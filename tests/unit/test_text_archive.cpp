@@ -644,7 +644,7 @@ TEST_CASE("the writer refuses what the grammar cannot hold, naming the node") {
     CHECK(*ok == "1.0.0\nobj: S {\n\tx: __PGSA int {1}\n}\n");
 }
 
-TEST_CASE("tolerated corpus: the engine reads each file as it says; notes and warnings only") {
+TEST_CASE("tolerated corpus: the engine reads each file as it says, with notes and warnings only") {
     // testdata/text_archive/tolerated/<file> with <file>.expect, as
     // tests/gen/text_archive_corpus.py writes them (FORMATS.md §2.1 "tolerates"): what the writer
     // would not write, read as written.
