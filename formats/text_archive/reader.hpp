@@ -11,6 +11,7 @@
 //   on_class(const ClassEvent&)      ... children ... on_close(end)
 #pragma once
 
+#include "engine.hpp"
 #include "spec.hpp"
 
 #include "sparksave/document.hpp"
@@ -23,6 +24,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -99,58 +102,6 @@ inline bool is_integer(Type type) noexcept {
     return type == Type::int32 || type == Type::uint32 || type == Type::size;
 }
 
-// Whole-text integer of type T: an optional `+` (or `-` for signed T) and digits, in range.
-template <class T> bool parse_integer(std::string_view text, T& v) noexcept {
-    if (!text.empty() && text[0] == '+') {
-        text.remove_prefix(1);
-        if (text.empty() || text[0] < '0' || text[0] > '9') return false;
-    }
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    return ec == std::errc() && p == text.data() + text.size() && !text.empty();
-}
-template <class T> bool parses_as_integer(std::string_view text) noexcept {
-    T v{};
-    return parse_integer(text, v);
-}
-
-// Whole-text finite number of type T (std::from_chars general format, optional `+`).
-template <class T> bool parses_as_finite(std::string_view text) noexcept {
-    if (!text.empty() && text[0] == '+') {
-        text.remove_prefix(1);
-        if (text.empty() || text[0] == '-' || text[0] == '+') return false;
-    }
-    T v{};
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    return ec == std::errc() && p == text.data() + text.size() && !text.empty() && std::isfinite(v);
-}
-
-// Does `value` fit `type` (spec.hpp "Value fit")? Empty when it does, else what was expected.
-inline std::string_view expected_value(Type type, std::string_view value) noexcept {
-    switch (type) {
-    case Type::boolean:
-        return value == "true" || value == "false" ? std::string_view{} : "true or false";
-    case Type::int32:
-        return parses_as_integer<std::int32_t>(value) ? std::string_view{}
-                                                      : "an integer from -2147483648 to 2147483647";
-    case Type::uint32:
-        return parses_as_integer<std::uint32_t>(value) ? std::string_view{}
-                                                       : "an integer from 0 to 4294967295";
-    case Type::size:
-        return parses_as_integer<std::uint64_t>(value)
-                   ? std::string_view{}
-                   : "an integer from 0 to 18446744073709551615";
-    case Type::float32:
-        return parses_as_finite<float>(value) ? std::string_view{}
-                                              : "a finite number within the range of a float";
-    case Type::float64:
-        return parses_as_finite<double>(value) ? std::string_view{} : "a finite number";
-    case Type::string:
-    case Type::unknown:
-        break;
-    }
-    return {};
-}
-
 // File text for a message: escaped, quoted, cut after `max` bytes.
 inline std::string excerpt(std::string_view text, std::size_t max = 48) {
     if (text.size() <= max) return display(text, true);
@@ -222,8 +173,10 @@ template <class Sink> class Reader {
             return false;
         }
         if (data_.empty()) {
-            error(ErrorCode::truncated, {1, 1}, {},
-                  "expected the version line \"1.0.0\", found an empty file");
+            // FORMATS.md §2.1: a fresh archive; the engine's next save writes the version line.
+            note(ErrorCode::truncated, {1, 1}, {},
+                 "expected the version line \"1.0.0\", found an empty file: the engine reads an "
+                 "empty archive");
             sink_.on_version({}, false);
             return true;
         }
@@ -242,9 +195,14 @@ template <class Sink> class Reader {
                               excerpt(version), hint));
         }
         sink_.on_version(version, known);
+        if (known) {
+            model_.emplace(data_);
+            hold_ = true;
+        }
         if (nl == npos) {
-            error(ErrorCode::truncated, {1, col(version.size())}, {},
-                  "expected a line feed after the version line, found the end of the file");
+            note(ErrorCode::truncated, {1, col(version.size())}, {},
+                 "expected a line feed after the version line, found the end of the file");
+            release();
             return true;
         }
         Frame root;
@@ -286,6 +244,12 @@ template <class Sink> class Reader {
         std::uint64_t index = 0;
     };
 
+    struct KeySeen {
+        std::uint64_t index = 0;
+        std::string_view name;
+        Pos pos;
+    };
+
     // An open class (or the top level, frames_[0]).
     struct Frame {
         std::string_view class_name;
@@ -312,6 +276,11 @@ template <class Sink> class Reader {
         bool type_seen = false, data_seen = false, data_is_class = false; // ElementType
         std::string_view element_type, data_type;
         Pos element_type_pos, data_type_pos;
+        // The engine's object for this class (FORMATS.md §2.1), nullptr when there is none to
+        // compare with (the engine reads none, already reported, or the model is off).
+        const engine::Object* en = nullptr;
+        // Counted maps: each key as the engine reads it, for the duplicate rules.
+        std::shared_ptr<std::unordered_map<std::string, KeySeen>> keys;
     };
 
     // The attribute being read: kept until the next line shows whether its value goes on
@@ -346,6 +315,7 @@ template <class Sink> class Reader {
         std::string_view name;
         bool named = false;
         std::size_t body = 0; // where the body starts in the text
+        std::size_t end = 0;  // a class header: where its ` {` ends (blanks, CR or `,` may follow)
     };
 
     static Shape shape_of(std::string_view text) noexcept {
@@ -361,9 +331,16 @@ template <class Sink> class Reader {
             s.body = p + k_name_separator.size();
             return s;
         }
-        if (text.ends_with(" {")) {
+        // FORMATS.md §2.1: the engine looks for the first " {" of a header line; what follows the
+        // last one (blanks, a CR, a comma) changes nothing but the class name it derives.
+        std::string_view core = text;
+        while (!core.empty() && (core.back() == ' ' || core.back() == '\t' || core.back() == '\r' ||
+                                 core.back() == ','))
+            core.remove_suffix(1);
+        if (core.ends_with(" {")) {
             s.kind = Shape::class_header;
-            std::string_view head = text.substr(0, text.size() - 2);
+            s.end = core.size();
+            std::string_view head = core.substr(0, core.size() - 2);
             if (std::size_t p = head.find(k_name_separator); p != npos) {
                 s.name = head.substr(0, p);
                 s.named = true;
@@ -390,36 +367,54 @@ template <class Sink> class Reader {
         if (pending_.active && continues(text)) return true;
         flush(false);
         const std::size_t tabs = leading_tabs(text);
-        const std::string_view content = text.substr(tabs);
-        const std::size_t at = line_start_ + tabs;
-        if (content == "}" || content == "},") return close_line(tabs, content.size() == 2);
+        // FORMATS.md §2.1: the engine trims blanks off a closing brace's line, and finds an
+        // attribute's marker wherever it is: blanks there are indentation to it.
+        const std::string_view bare = engine::trim(text);
+        if (bare == "}" || bare == "},") {
+            if (bare.size() != text.size() - tabs)
+                tolerable(ErrorCode::bad_indent, {line_no_, 1}, class_ref(),
+                          fmt::format("expected {} alone after the indentation, found blanks "
+                                      "around it",
+                                      bare.size() == 2 ? "`},`" : "`}`"));
+            return close_line(tabs, bare.size() == 2);
+        }
+        std::size_t lead = tabs;
+        while (lead < text.size() && (text[lead] == ' ' || text[lead] == '\t')) ++lead;
+        const bool blank_lead = lead > tabs && text.substr(lead).starts_with(k_attribute_prefix);
+        const std::string_view content = text.substr(blank_lead ? lead : tabs);
+        const std::size_t at = line_start_ + (blank_lead ? lead : tabs);
 
         const Shape shape = shape_of(content);
         const std::size_t depth = frames_.size() - 1;
         if (shape.kind == Shape::other) {
+            // FORMATS.md §2.1: the engine skips, or stops at, such a line; what it loses is
+            // reported on the entries concerned.
             if (depth == 0)
-                error(ErrorCode::bad_syntax, here(at), {},
-                      "expected a top-level entry (`NAME: __PGSA TYPE {VALUE}` or `NAME: CLASS "
-                      "{`), found " +
-                          excerpt(content));
+                tolerable(ErrorCode::bad_syntax, here(at), {},
+                          "expected a top-level entry (`NAME: __PGSA TYPE {VALUE}` or `NAME: CLASS "
+                          "{`), found " +
+                              excerpt(content));
             else
-                error(ErrorCode::bad_syntax, here(at), class_ref(),
-                      fmt::format("expected a child of {} (`NAME: __PGSA TYPE {{VALUE}}`, `NAME: "
-                                  "CLASS {{`, unnamed in a Vector) or its closing `}}`, found {}",
-                                  excerpt(frames_.back().class_name), excerpt(content)));
+                tolerable(
+                    ErrorCode::bad_syntax, here(at), class_ref(),
+                    fmt::format("expected a child of {} (`NAME: __PGSA TYPE {{VALUE}}`, `NAME: "
+                                "CLASS {{`, unnamed in a Vector) or its closing `}}`, found {}",
+                                excerpt(frames_.back().class_name), excerpt(content)));
             return true;
         }
 
         const PathRef child = child_ref(shape.name, shape.named);
-        if (tabs != depth) {
-            error(ErrorCode::bad_indent, {line_no_, 1}, child,
-                  depth == 0 ? fmt::format("expected a top-level entry at the start of the line, "
-                                           "found {} before it",
-                                           tabs_text(tabs))
-                             : fmt::format("expected {} before a child of {} (opened at line {}), "
-                                           "found {}",
-                                           tabs_text(depth), excerpt(frames_.back().class_name),
-                                           frames_.back().header.line, tabs_text(tabs)));
+        if (tabs != depth || blank_lead) {
+            tolerable(ErrorCode::bad_indent, {line_no_, 1}, child,
+                      depth == 0
+                          ? fmt::format("expected a top-level entry at the start of the line, "
+                                        "found {} before it",
+                                        tabs_text(tabs) + (blank_lead ? " and spaces" : ""))
+                          : fmt::format("expected {} before a child of {} (opened at line {}), "
+                                        "found {}",
+                                        tabs_text(depth), excerpt(frames_.back().class_name),
+                                        frames_.back().header.line,
+                                        tabs_text(tabs) + (blank_lead ? " and spaces" : "")));
         }
         check_comma_before_child();
         if (depth == 0 && !shape.named) {
@@ -452,7 +447,21 @@ template <class Sink> class Reader {
         }
         if (shape.named && shape.name.find(k_name_separator) != npos) {
             const std::string_view cut = shape.name.substr(0, shape.name.find(k_name_separator));
-            warning(ErrorCode::name_cut, here(at), child,
+            if (top && shape.name.size() == 2 * cut.size() + k_name_separator.size() &&
+                shape.name.ends_with(cut)) {
+                // FORMATS.md §2.1: the doubled-name bug's mark; on an attribute, the engine still
+                // reads the entry under its (single) name.
+                warning(ErrorCode::name_cut, here(at), child,
+                        fmt::format("expected the name {} once, found it twice: the mark of "
+                                    "the engine's doubled-name bug (an entry it loaded but was "
+                                    "not asked to save is written back as `name: name: ...`); "
+                                    "the engine reads this entry as {}, but a class entry with "
+                                    "this mark stops its reading",
+                                    excerpt(cut), excerpt(cut)));
+            } else
+                // FORMATS.md §2: a game asking for the whole name gets a default.
+                error(
+                    ErrorCode::name_cut, here(at), child,
                     fmt::format("expected a name without \": \", found {}: the engine cuts a name "
                                 "at its first \": \" and reads this {} as {}",
                                 excerpt(shape.name), top ? "entry" : "attribute", excerpt(cut)));
@@ -477,6 +486,14 @@ template <class Sink> class Reader {
             p.end_pos = here(at + close + 1);
             if (tail.empty()) {
                 // complete, last child (or a top-level entry)
+            } else if (tail.size() > 1 && tail.find_first_not_of(',') == npos) {
+                // FORMATS.md §2.1: the engine's value ends at the last `}`; commas after it are
+                // ignored.
+                p.comma = !top;
+                p.comma_pos = here(at + close + 1);
+                tolerable(ErrorCode::bad_syntax, here(at + close + 1), child,
+                          fmt::format("expected {} after the value, found {} commas",
+                                      top ? "nothing" : "one `,`", tail.size()));
             } else if (tail == "," && !top) {
                 p.comma = true;
                 p.comma_pos = here(at + close + 1);
@@ -485,13 +502,26 @@ template <class Sink> class Reader {
                 p.top_brace = at + close;
                 p.comma_pos = here(at + close + 1);
                 open_value(p, at + content.size());
+            } else if (tail.find_first_not_of(" \t\r,") == npos &&
+                       tail.find_first_of(" \t\r") != npos) {
+                // FORMATS.md §2.1: the engine's value ends at the last `}`; blanks, a CR (CRLF
+                // line ends) or commas after it change nothing.
+                p.comma = !top && tail.find(',') != npos;
+                p.comma_pos = here(at + close + 1);
+                tolerable(ErrorCode::bad_syntax, here(at + close + 1), child,
+                          "expected the line to end after the value" +
+                              std::string(top ? "" : " (and its `,`)") + ", found " +
+                              excerpt(tail) + ": the engine reads the value all the same");
             } else if (content.ends_with(',')) {
                 // `,` + LF ends the line inside the value: the writer's multi-line form
                 open_value(p, at + content.size());
             } else {
-                error(ErrorCode::bad_syntax, here(at + close + 1), child,
-                      "expected `,` or the end of the line after the value's closing `}`, found " +
-                          excerpt(tail));
+                // FORMATS.md §2.1: ignored by the engine, lost by its next save of the entry.
+                warning(ErrorCode::bad_syntax, here(at + close + 1), child,
+                        "expected `,` or the end of the line after the value's closing `}`, "
+                        "found " +
+                            excerpt(tail) +
+                            ": the engine ignores it, and a later save of this entry drops it");
             }
         } else if (content.ends_with(',')) {
             open_value(p, at + content.size());
@@ -526,6 +556,11 @@ template <class Sink> class Reader {
                 return false;
             if (!text.ends_with('}') && !text.ends_with(',')) return false;
         } else if (!text.ends_with('}') && !text.ends_with(',')) {
+            return false;
+        } else if (p.top_comma && !p.multiline && leading_tabs(text) == 0 &&
+                   shape_of(text).kind != Shape::other) {
+            // FORMATS.md §2.1: at the top level the engine takes every line for an entry of its
+            // own; a line shaped like one is one, and the `,` before it a stray comma.
             return false;
         }
         const bool top = frames_.size() == 1;
@@ -567,8 +602,8 @@ template <class Sink> class Reader {
             p.brace = true;
             p.value_end = p.top_brace;
             p.end_pos = p.comma_pos;
-            error(ErrorCode::bad_syntax, p.comma_pos, path,
-                  "expected the line to end after a top-level entry's value, found `,`");
+            tolerable(ErrorCode::bad_syntax, p.comma_pos, path,
+                      "expected the line to end after a top-level entry's value, found `,`");
         } else if (p.open) {
             if (at_eof)
                 error(ErrorCode::truncated, p.end_pos, path,
@@ -590,11 +625,13 @@ template <class Sink> class Reader {
                                 "engine accepts it",
                                 excerpt(p.type)));
         } else if (!p.multiline && !p.open) {
-            if (auto expected = expected_value(type, value); !expected.empty())
-                error(ErrorCode::bad_value, p.value_pos, path,
-                      fmt::format("expected {} ({}), found {}: the engine reads a default value "
-                                  "instead",
-                                  expected, p.type, excerpt(value)));
+            value_check(type, p.type, value, p.value_pos, path);
+        }
+        {
+            const engine::Object* eo = frames_.size() == 1
+                                           ? engine_top(p.name, p.named, p.start, path)
+                                           : engine_child(p.name, p.named, p.start, path);
+            if (!p.multiline) engine_attribute(eo, p, value, path);
         }
         if (std::size_t m = value.find(k_marker); m != npos) {
             const Pos at = p.multiline ? p.value_pos
@@ -623,15 +660,29 @@ template <class Sink> class Reader {
         f.last_comma = p.comma || p.open;
         f.last_end = p.end_pos;
         f.last_comma_pos = p.comma_pos;
+        if (f.top) release();
     }
 
     // A `NAME: CLASS {` line.
     bool class_line(std::string_view content, std::size_t at, const Shape& shape,
                     const PathRef& child) {
         const bool top = frames_.size() == 1;
-        const std::string_view class_name =
-            content.substr(shape.body, content.size() - 2 - shape.body);
-        if (class_name.find(k_name_separator) != npos) {
+        const std::string_view class_name = content.substr(shape.body, shape.end - 2 - shape.body);
+        if (shape.end < content.size())
+            tolerable(ErrorCode::bad_syntax, here(at + shape.end), child,
+                      "expected the line to end after the class's ` {`, found " +
+                          excerpt(content.substr(shape.end)));
+        if (const std::size_t second = class_name.find(k_name_separator);
+            top && shape.named && second != npos && class_name.substr(0, second) == shape.name) {
+            // FORMATS.md §2.1: the engine's save path writes a loaded entry it was not asked to
+            // save again with its key once more in front.
+            error(ErrorCode::bad_syntax, here(at + shape.body), child,
+                  fmt::format("expected `{}: CLASS {{`, found the name twice ({}): the mark of the "
+                              "engine's doubled-name bug (an entry it loaded but was not asked to "
+                              "save is written back as `name: name: ...`); the engine stops "
+                              "reading at this line and loses this entry and every later one",
+                              excerpt(shape.name), excerpt(content)));
+        } else if (class_name.find(k_name_separator) != npos) {
             error(ErrorCode::bad_syntax, here(at + shape.body), child,
                   fmt::format("expected one \": \" in a class line (between the name and the "
                               "class name), found more in {}: the engine refuses the line and {}",
@@ -674,6 +725,15 @@ template <class Sink> class Reader {
             nf.special = Special::element;
         }
 
+        {
+            const engine::Object* eo = top ? engine_top(shape.name, shape.named, here(at), child)
+                                           : engine_child(shape.name, shape.named, here(at), child);
+            nf.en =
+                engine_class(eo, here(at), child, at + shape.end, at - line_start_ + shape.body);
+        }
+        if (nf.special == Special::counted_map)
+            nf.keys = std::make_shared<std::unordered_map<std::string, KeySeen>>();
+
         ClassEvent e;
         e.name = shape.name;
         e.named = shape.named;
@@ -702,26 +762,26 @@ template <class Sink> class Reader {
         const std::size_t depth = frames_.size() - 1; // open classes
         const std::size_t at = line_start_ + tabs;
         if (depth == 0) {
-            error(ErrorCode::bad_syntax, here(at), {},
-                  "expected a top-level entry, found a closing brace with no class open");
+            tolerable(ErrorCode::bad_syntax, here(at), {},
+                      "expected a top-level entry, found a closing brace with no class open");
             return true;
         }
         if (tabs + 1 < depth) {
             // The brace sits where an outer class closes: the inner ones lack theirs.
             const Frame& f = frames_.back();
-            error(ErrorCode::bad_syntax, here(at), class_ref(),
-                  fmt::format("expected `}}` closing {} (opened at line {}) with {} before it, "
-                              "found a brace with {}: a closing brace is missing",
-                              excerpt(f.class_name), f.header.line, tabs_text(depth - 1),
-                              tabs_text(tabs)));
+            tolerable(ErrorCode::bad_syntax, here(at), class_ref(),
+                      fmt::format("expected `}}` closing {} (opened at line {}) with {} before it, "
+                                  "found a brace with {}: a closing brace is missing",
+                                  excerpt(f.class_name), f.header.line, tabs_text(depth - 1),
+                                  tabs_text(tabs)));
             while (frames_.size() - 1 > tabs + 1) close_frame(line_start_, false, {}, false);
         } else if (tabs + 1 > depth) {
             const Frame& f = frames_.back();
-            error(ErrorCode::bad_indent, {line_no_, 1}, class_ref(),
-                  fmt::format("expected {} before the `}}` closing {} (opened at line {}), "
-                              "found {}",
-                              tabs_text(depth - 1), excerpt(f.class_name), f.header.line,
-                              tabs_text(tabs)));
+            tolerable(ErrorCode::bad_indent, {line_no_, 1}, class_ref(),
+                      fmt::format("expected {} before the `}}` closing {} (opened at line {}), "
+                                  "found {}",
+                                  tabs_text(depth - 1), excerpt(f.class_name), f.header.line,
+                                  tabs_text(tabs)));
         }
         close_frame(at + 1, comma, here(at + 1), true);
         return true;
@@ -732,11 +792,18 @@ template <class Sink> class Reader {
         {
             Frame& f = frames_.back();
             if (check && f.children > 0 && f.last_comma)
-                error(ErrorCode::bad_syntax, f.last_comma_pos, last_child_ref(f),
-                      fmt::format("expected no comma after the last child of {}, found one "
-                                  "(the class closes on line {})",
-                                  excerpt(f.class_name), line_no_));
+                tolerable(ErrorCode::bad_syntax, f.last_comma_pos, last_child_ref(f),
+                          fmt::format("expected no comma after the last child of {}, found one "
+                                      "(the class closes on line {})",
+                                      excerpt(f.class_name), line_no_));
             if (check) finish_special(f);
+            if (check && f.en && f.list && engine_on()) {
+                const std::size_t items = model_->item_count(*f.en);
+                if (items > f.children)
+                    error(ErrorCode::bad_syntax, f.header, class_ref(),
+                          fmt::format("expected the engine to read {} {}, found that it reads {}",
+                                      f.children, f.children == 1 ? "item" : "items", items));
+            }
         }
         sink_.on_close(end);
         frames_.pop_back();
@@ -746,18 +813,20 @@ template <class Sink> class Reader {
         parent.last_end = after_brace;
         parent.last_comma_pos = after_brace;
         if (parent.top && comma)
-            error(ErrorCode::bad_syntax, after_brace, last_child_ref(parent),
-                  "expected the line to end after a top-level entry's closing brace, found `,`");
+            tolerable(
+                ErrorCode::bad_syntax, after_brace, last_child_ref(parent),
+                "expected the line to end after a top-level entry's closing brace, found `,`");
+        if (parent.top) release();
     }
 
     // FORMATS.md 2: a comma after every child but the last.
     void check_comma_before_child() {
         const Frame& f = frames_.back();
         if (f.top || f.children == 0 || f.last_comma) return;
-        error(ErrorCode::bad_syntax, f.last_end, last_child_ref(f),
-              fmt::format("expected `,` after this child (another child of {} follows on line "
-                          "{}), found the end of the line",
-                          excerpt(f.class_name), line_no_));
+        tolerable(ErrorCode::bad_syntax, f.last_end, last_child_ref(f),
+                  fmt::format("expected `,` after this child (another child of {} follows on line "
+                              "{}), found the end of the line",
+                              excerpt(f.class_name), line_no_));
     }
 
     // Bookkeeping for a new child of `f`, and the container rules that depend on its name.
@@ -768,10 +837,7 @@ template <class Sink> class Reader {
         ++f.children;
         f.last_name = name;
         f.last_named = named;
-        if (f.top) {
-            if (named) tops_.push_back({name, start});
-            return;
-        }
+        if (f.top) return;
         switch (f.special) {
         case Special::none:
             return;
@@ -829,13 +895,17 @@ template <class Sink> class Reader {
                 return;
             }
             read_as(Type::size, type, type_pos, path, std::string(f.count_name));
-            f.count_ok = is_integer(type_of(type)) && parse_integer(value, f.count);
+            // the engine's map reader: deserialize<size_t>, `stringstream >>` (FORMATS.md §2.1)
+            const engine::Extracted x = engine::extract_integer(value, false, UINT64_MAX);
+            f.count_ok = is_integer(type_of(type)) && !x.fail;
+            f.count = x.as_unsigned;
             return;
         }
         const std::string_view prefix = f.expect_value ? k_map_value : f.key_prefix;
         if (named && is_indexed(name, prefix, f.next_index)) {
             if (!f.expect_value && f.key_prefix == k_save_data_key && !is_class)
                 read_as(Type::string, type, type_pos, path, "a SaveData id");
+            if (!f.expect_value && !is_class && f.keys) key_seen(f, name, type, value, start, path);
             if (f.expect_value) {
                 ++f.pairs;
                 ++f.next_index;
@@ -852,6 +922,33 @@ template <class Sink> class Reader {
                           prefix, f.next_index, f.class_name, f.count_name, f.key_prefix,
                           k_map_value, f.key_prefix, k_map_value,
                           named ? excerpt(name) : std::string("an unnamed child")));
+    }
+
+    // FORMATS.md §2.1: two keys an UnorderedMap reads as equal (its map keeps the LAST pair), two
+    // ids of a SaveData (emplace keeps the FIRST). The engine's own writer makes such pairs:
+    // distinct float keys std::to_string writes alike.
+    void key_seen(Frame& f, std::string_view name, std::string_view type, std::string_view value,
+                  Pos start, const PathRef& path) {
+        const Type t = type_of(type);
+        std::string key = is_integer(t) || t == Type::float32 || t == Type::float64
+                              ? stream_read(t, value)
+                              : std::string(value);
+        auto [it, fresh] = f.keys->try_emplace(std::move(key), KeySeen{f.next_index, name, start});
+        if (fresh) return;
+        if (f.key_prefix == k_save_data_key) {
+            error(ErrorCode::duplicate_key, start, path,
+                  fmt::format("expected each id once in a SaveData, found {} again ({} at line "
+                              "{}): the engine keeps the first pair of an id and drops this one",
+                              excerpt(value), excerpt(it->second.name), it->second.pos.line));
+            return;
+        }
+        error(ErrorCode::duplicate_key, it->second.pos,
+              PathRef{f.path_len, true, true, it->second.name, 0},
+              fmt::format("expected distinct keys in an UnorderedMap, found this key and {} (line "
+                          "{}) equal as the engine reads them ({}): its map keeps the last pair "
+                          "of a key and drops this one",
+                          excerpt(name), start.line, excerpt(value)));
+        it->second = KeySeen{f.next_index, name, start};
     }
 
     static bool is_indexed(std::string_view name, std::string_view prefix,
@@ -922,6 +1019,12 @@ template <class Sink> class Reader {
                                   excerpt(f.element_type)));
                 return;
             }
+            if (t == Type::float64)
+                warning(ErrorCode::bad_value, f.element_type_pos, step_ref(k_element_type),
+                        "expected the element type float (the engine's writer stores a double "
+                        "element as float in the builds FORMATS.md §2.1 describes), found double: "
+                        "the reader of those builds has no double branch and reads the element "
+                        "as empty (the current sources read it)");
             const PathRef p = step_ref(k_element_data);
             if (!f.data_seen)
                 error(ErrorCode::bad_value, f.header, p,
@@ -959,6 +1062,337 @@ template <class Sink> class Reader {
                           type_name(expected), what, type_name(expected), excerpt(actual_name)));
     }
 
+    // ---- What the engine reads, compared with what the file says (FORMATS.md §2.1) ----
+
+    bool engine_on() const noexcept {
+        return model_ && model_->version_ok() && model_->available();
+    }
+
+    static std::string_view stop_text(engine::Stop why) noexcept {
+        return why == engine::Stop::two_names ? "a class line with a second \": \""
+                                              : "a line without \": \" where an entry begins";
+    }
+
+    // The entry the engine keeps for a top-level child that starts at `start`; nullptr (and
+    // reported) when it keeps none, or when there is nothing to compare with.
+    const engine::Object* engine_top(std::string_view name, bool named, Pos start,
+                                     const PathRef& path) {
+        if (!engine_on() || !named) return nullptr; // unnamed: reported by line()
+        engine::Model& m = *model_;
+        const std::uint32_t line = start.line - 1;
+        const std::size_t cut = name.find(k_name_separator);
+        const std::string_view key = cut == npos ? name : name.substr(0, cut);
+        if (m.stop_line() != engine::k_no_line && m.stop_line() <= line) {
+            if (m.stop_line() < line) // at this very line: reported by class_line()
+                error(ErrorCode::bad_syntax, start, path,
+                      fmt::format("expected the engine to read this entry, found that it stops "
+                                  "reading the archive at line {} ({}) and loses this entry and "
+                                  "every later one",
+                                  m.stop_line() + 1, stop_text(m.stop_reason())));
+            return nullptr;
+        }
+        const engine::Top* t = m.top(key);
+        if (t && t->first == line) return m.entry(*t);
+        if (t && t->first > line) {
+            error(ErrorCode::duplicate_key, start, path,
+                  fmt::format("expected each top-level name once, found {}{} again at line {}: "
+                              "the engine keeps only the last entry of a name and drops this one",
+                              excerpt(key), key != name ? " (as the engine reads it)" : "",
+                              t->first + 1));
+            return nullptr;
+        }
+        if (const engine::Top* h = m.top_holding(line); h && h->first < line) {
+            error(ErrorCode::bad_syntax, start, path,
+                  fmt::format("expected this line to begin an entry, found that the engine reads "
+                              "it as part of the entry {} begun at line {} (a class entry ends "
+                              "only at a line that is exactly `}}`)",
+                              excerpt(h->key), h->first + 1));
+            return nullptr;
+        }
+        if (m.open_line() != engine::k_no_line && m.open_line() <= line) {
+            error(ErrorCode::bad_syntax, start, path,
+                  m.open_line() == line
+                      ? std::string("expected a line that is exactly `}` (no indentation, comma "
+                                    "or CR) to end this entry, found none: the engine never "
+                                    "stores it and loses it")
+                      : fmt::format("expected this line to begin an entry, found that the engine "
+                                    "reads it as part of the entry begun at line {}, which never "
+                                    "ends with a line that is exactly `}}`: the engine loses both",
+                                    m.open_line() + 1));
+            return nullptr;
+        }
+        // The engine's key is the line's text before its first ": ", blanks included.
+        const std::string_view raw = m.line(line);
+        if (const std::size_t sep = raw.find(k_name_separator); sep != npos) {
+            const engine::Top* r = m.top(raw.substr(0, sep));
+            if (r && r->first == line) {
+                error(ErrorCode::name_cut, start, path,
+                      fmt::format("expected the engine to read this entry as {}, found that it "
+                                  "keeps it under the key {} (the text before the line's first "
+                                  "\": \", indentation included): a game asking for {} gets a "
+                                  "default",
+                                  excerpt(key), excerpt(raw.substr(0, sep)), excerpt(key)));
+                return nullptr;
+            }
+        }
+        error(ErrorCode::bad_syntax, start, path,
+              "expected the engine to read this entry, found that it keeps none at this line");
+        return nullptr;
+    }
+
+    // The engine's object for a child of the innermost class that starts at `start` (before
+    // note_child() counts it); nullptr (and reported) when the engine reads none there.
+    const engine::Object* engine_child(std::string_view name, bool named, Pos start,
+                                       const PathRef& path) {
+        const Frame& f = frames_.back();
+        if (!f.en || !engine_on()) return nullptr;
+        engine::Model& m = *model_;
+        const std::uint32_t line = start.line - 1;
+        if (named && name.find(k_name_separator) != npos) return nullptr; // name_cut, above
+        if (named) {
+            const engine::Object* c = m.named(*f.en, name);
+            if (c && c->first == line && c->null != engine::Null::placeholder) return c;
+            if (c && c->null == engine::Null::placeholder) {
+                error(ErrorCode::name_cut, start, path,
+                      "expected a child the engine can look up, found an empty name: the "
+                      "engine's lookup by name finds the empty object every class holds first, "
+                      "and reads a default");
+                return nullptr;
+            }
+            if (c && c->first < line) {
+                error(ErrorCode::duplicate_key, start, path,
+                      fmt::format("expected each child name once in {}, found {} also at line "
+                                  "{}: the engine reads the first child of a name and never this "
+                                  "one",
+                                  excerpt(f.class_name), excerpt(name), c->first + 1));
+                return nullptr;
+            }
+        } else if (const engine::Object* c = m.item(*f.en, f.children); c && c->first == line) {
+            return c;
+        }
+        if (const engine::Object* a = m.at_line(*f.en, line)) {
+            if (named && a->name != name) {
+                const bool trimmed = engine::trim(name) == a->name;
+                error(ErrorCode::name_cut, start, path,
+                      fmt::format("expected the engine to read this child as {}, found that it "
+                                  "reads its name as {}{}: a game asking for {} gets a default",
+                                  excerpt(name), excerpt(a->name),
+                                  trimmed ? " (the engine trims blanks off names)"
+                                  : name.find(k_marker) != npos
+                                      ? " (it cuts the name at the first \"__PGSA\" of the line)"
+                                      : "",
+                                  excerpt(name)));
+            } else if (!named) {
+                error(ErrorCode::bad_syntax, start, path,
+                      fmt::format("expected the engine to read this as item {} of {}, found that "
+                                  "it reads it at another place{}",
+                                  f.children, excerpt(f.class_name),
+                                  a->is_null() ? " and as empty" : " (an item before it is lost)"));
+            } else {
+                error(ErrorCode::bad_syntax, start, path,
+                      "expected the engine to read this child, found that it reads another one "
+                      "of the same name");
+            }
+            return nullptr;
+        }
+        if (const engine::Object* h = m.holding(*f.en, line)) {
+            const bool taken = h->first + 1 == line ||
+                               (h->last > h->first && m.line(h->first).find(k_marker) != npos);
+            error(ErrorCode::bad_syntax, start, path,
+                  fmt::format("expected the engine to read this child, found that it reads the "
+                              "line as part of the child begun at line {}{}",
+                              h->first + 1,
+                              taken && m.line(h->first).find(k_marker) != npos
+                                  ? fmt::format(": it takes line {} for a class header because "
+                                                "the line after it is indented deeper (or "
+                                                "blank), and that class never ends where the "
+                                                "file's does",
+                                                h->first + 1)
+                                  : std::string()));
+            return nullptr;
+        }
+        if (f.en->unclosed == line)
+            error(ErrorCode::bad_syntax, start, path,
+                  "expected the engine to read this class, found that it drops it: the engine "
+                  "ends a child class only at a `}` indented exactly like the class's line, and "
+                  "finds none");
+        else
+            error(ErrorCode::bad_syntax, start, path,
+                  "expected the engine to read this child, found that its parse of the class "
+                  "skips this line");
+        return nullptr;
+    }
+
+    static std::string null_text(const engine::Object& o) {
+        switch (o.null) {
+        case engine::Null::no_brace:
+            return "its header line has no \" {\"";
+        case engine::Null::name_mismatch:
+            return "the name on its header line, trimmed of blanks, is not the name it is looked "
+                   "up by (a top-level name with a leading or trailing blank)";
+        case engine::Null::no_end:
+            return "it has no line after its header";
+        case engine::Null::parse_error:
+            return fmt::format("line {} is neither a class, a class end nor an attribute to its "
+                               "parser, which gives up there",
+                               o.error_line + 1);
+        case engine::Null::two_names:
+            return fmt::format("line {} opens a class with a second \": \", and its parser gives "
+                               "up there",
+                               o.error_line + 1);
+        case engine::Null::threw:
+            return fmt::format("line {} (blank, continuing an unnamed attribute) makes its parser "
+                               "throw std::out_of_range",
+                               o.error_line + 1);
+        case engine::Null::none:
+        case engine::Null::placeholder:
+            break;
+        }
+        return "it reads it as null";
+    }
+
+    // The engine's object for a class of the file, checked: nullptr when the engine reads it as
+    // empty (reported) or there is nothing to compare with. `line_end`: the end of the header
+    // line; `name_at`: where its class name starts in the line.
+    const engine::Object* engine_class(const engine::Object* o, Pos start, const PathRef& path,
+                                       std::size_t line_end, std::size_t name_at) {
+        if (!o || o->deep || !o->is_class) return nullptr; // `__PGSA` in a header: class_line()
+        if (o->is_null()) {
+            error(ErrorCode::bad_syntax, start, path,
+                  "expected the engine to read this class, found that it reads it as empty: " +
+                      null_text(*o));
+            return nullptr;
+        }
+        // getObjectType(): where the writer's line gives it the class name (or the class name
+        // and " {", named), a blank or " {" in the wrong place gives another one.
+        const std::string_view text = data_.substr(line_start_, line_end - line_start_);
+        const std::string_view expected =
+            text.size() >= 2 ? engine::sub(text, name_at, text.size() - 3) : std::string_view{};
+        if (o->type != expected)
+            warning(ErrorCode::bad_syntax, start, path,
+                    fmt::format("expected the engine to derive the class name {} from this line, "
+                                "found that it derives {} (it takes the text up to the first "
+                                "\" {{\", after the leading blanks): readers that pick a class "
+                                "by this name, such as scene components, misread it",
+                                excerpt(expected), excerpt(o->type)));
+        return o;
+    }
+
+    // An attribute as the engine reads it (getAsAttribute), against the file's type and value.
+    void engine_attribute(const engine::Object* o, const Pending& p, std::string_view value,
+                          const PathRef& path) {
+        if (!o || o->deep || !engine_on()) return;
+        const engine::Attribute a = engine::attribute_of(o->attr);
+        if (!o->is_class && a.ok && a.type == p.type && a.value == value) return;
+        std::string what;
+        if (o->is_class || !a.ok)
+            what = "no attribute at all: every reader gets its default";
+        else if (a.type != p.type)
+            what = fmt::format("the type {}{}: a reader of {} refuses it and gets its default",
+                               excerpt(a.type),
+                               p.name.find(k_marker) != npos
+                                   ? " (it takes the first \"__PGSA\" of the line, in the name)"
+                                   : "",
+                               excerpt(p.type));
+        else
+            what = "the value " + excerpt(a.value);
+        if (o->last > o->first)
+            what += fmt::format(" (it reads lines {} to {} as this attribute)", o->first + 1,
+                                o->last + 1);
+        error(ErrorCode::bad_value, p.start, path,
+              fmt::format("expected the engine to read type {} and value {}, found that it reads "
+                          "{}",
+                          excerpt(p.type), excerpt(value), what));
+    }
+
+    // What `std::stringstream >>` reads from a value (FORMATS.md §2.1), as text; empty for
+    // types it does not read.
+    static std::string stream_read(Type type, std::string_view value) {
+        switch (type) {
+        case Type::int32:
+            return std::to_string(engine::extract_integer(value, true, INT32_MAX).as_signed);
+        case Type::uint32:
+            return std::to_string(engine::extract_integer(value, false, UINT32_MAX).as_unsigned);
+        case Type::size:
+            return std::to_string(engine::extract_integer(value, false, UINT64_MAX).as_unsigned);
+        case Type::float32:
+            return fmt::format("{}",
+                               static_cast<float>(engine::extract_float(value, true).as_double));
+        case Type::float64:
+            return fmt::format("{}", engine::extract_float(value, false).as_double);
+        case Type::boolean:
+        case Type::string:
+        case Type::unknown:
+            break;
+        }
+        return {};
+    }
+
+    static bool stream_rest_blank(std::string_view value, std::size_t from) noexcept {
+        for (std::size_t i = from; i < value.size(); ++i)
+            if (!engine::stream_space(value[i])) return false;
+        return true;
+    }
+
+    // FORMATS.md §2.1 value fit: what the engine's typed reader makes of the value. An error
+    // when it reads something other than the file's number (saying what it reads), a note when
+    // it reads that number from a form its writer would not write (blanks around it, `+`,
+    // leading zeros, `-0` unsigned).
+    void value_check(Type type, std::string_view type_text, std::string_view value, Pos pos,
+                     const PathRef& path) {
+        std::string_view expected;
+        engine::Extracted x;
+        switch (type) {
+        case Type::boolean:
+            if (value != "true" && value != "false")
+                error(ErrorCode::bad_value, pos, path,
+                      fmt::format("expected true or false ({}), found {}: the engine reads false",
+                                  type_text, excerpt(value)));
+            return;
+        case Type::int32:
+            expected = "an integer from -2147483648 to 2147483647";
+            x = engine::extract_integer(value, true, INT32_MAX);
+            break;
+        case Type::uint32:
+            expected = "an integer from 0 to 4294967295";
+            x = engine::extract_integer(value, false, UINT32_MAX);
+            break;
+        case Type::size:
+            expected = "an integer from 0 to 18446744073709551615";
+            x = engine::extract_integer(value, false, UINT64_MAX);
+            break;
+        case Type::float32:
+            expected = "a number within the range of a float";
+            x = engine::extract_float(value, true);
+            break;
+        case Type::float64:
+            expected = "a number within the range of a double";
+            x = engine::extract_float(value, false);
+            break;
+        case Type::string:
+        case Type::unknown:
+            return;
+        }
+        const std::string read = stream_read(type, value);
+        const bool wraps =
+            is_integer(type) && type != Type::int32 && x.negative && x.magnitude != 0;
+        if (x.fail || wraps || !stream_rest_blank(value, x.end)) {
+            error(ErrorCode::bad_value, pos, path,
+                  fmt::format("expected {} ({}), found {}: the engine reads {}", expected,
+                              type_text, excerpt(value), read));
+            return;
+        }
+        std::size_t b = 0, e = value.size();
+        while (b < e && engine::stream_space(value[b])) ++b;
+        while (e > b && engine::stream_space(value[e - 1])) --e;
+        const std::string_view core = value.substr(b, e - b);
+        if (core.size() != value.size() || (is_integer(type) && core != read))
+            note(ErrorCode::bad_value, pos, path,
+                 fmt::format("expected {} as the engine's writer writes it, found {}: the engine "
+                             "reads {}, as the file says",
+                             is_integer(type) ? read : std::string(core), excerpt(value), read));
+    }
+
     // Remembers a class or type name (a tag of the tree); false past k_max_names.
     bool intern(std::string_view name, Pos pos, const PathRef& path) {
         if (names_.count(name)) return true;
@@ -982,55 +1416,25 @@ template <class Sink> class Reader {
             if (frames_.size() > 1) {
                 const Frame& f = frames_.back();
                 const std::size_t more = frames_.size() - 2;
-                error(ErrorCode::truncated, eof, class_ref(),
-                      fmt::format("expected `}}` closing {} (opened at line {}){}, found the end "
-                                  "of the file",
-                                  excerpt(f.class_name), f.header.line,
-                                  more == 0 ? std::string()
-                                            : fmt::format(" and {} enclosing {}", more,
-                                                          more == 1 ? "class" : "classes")));
+                tolerable(
+                    ErrorCode::truncated, eof, class_ref(),
+                    fmt::format("expected `}}` closing {} (opened at line {}){}, found the end "
+                                "of the file",
+                                excerpt(f.class_name), f.header.line,
+                                more == 0 ? std::string()
+                                          : fmt::format(" and {} enclosing {}", more,
+                                                        more == 1 ? "class" : "classes")));
             } else if (!final_lf && !value_open) {
-                error(ErrorCode::truncated, eof, {},
-                      "expected a line feed at the end of the last line, found the end of the "
-                      "file");
+                tolerable(ErrorCode::truncated, eof, {},
+                          "expected a line feed at the end of the last line, found the end of the "
+                          "file");
             }
         }
         while (frames_.size() > 1) {
             sink_.on_close(data_.size());
             frames_.pop_back();
         }
-        duplicates();
-    }
-
-    // Top-level names the engine reads twice: its map keeps the last (FORMATS.md 2).
-    void duplicates() {
-        if (tops_.size() < 2) return;
-        std::unordered_map<std::string_view, std::size_t> last;
-        last.reserve(tops_.size());
-        for (std::size_t i = 0; i < tops_.size(); ++i) last[engine_name(tops_[i])] = i;
-        for (std::size_t i = 0; i < tops_.size(); ++i) {
-            const Top& t = tops_[i];
-            const std::size_t keep = last[engine_name(t)];
-            if (keep == i) continue;
-            warning(ErrorCode::duplicate_key, t.pos, PathRef{0, true, true, t.name, 0},
-                    fmt::format("expected each top-level name once, found {}{} again later: the "
-                                "engine keeps only the last entry of that name (line {}) and "
-                                "drops this one",
-                                excerpt(engine_name(t)),
-                                engine_name(t) != t.name ? " (as the engine reads it)" : "",
-                                tops_[keep].pos.line));
-        }
-    }
-
-    // A named top-level entry, for the duplicate rule.
-    struct Top {
-        std::string_view name;
-        Pos pos;
-    };
-
-    static std::string_view engine_name(const Top& t) noexcept {
-        const std::size_t p = t.name.find(k_name_separator);
-        return p == npos ? t.name : t.name.substr(0, p);
+        release();
     }
 
     // A node path for a finding, made into text only when the finding is kept: a prefix of
@@ -1075,14 +1479,44 @@ template <class Sink> class Reader {
         return p;
     }
 
-    void add(ErrorCode code, Severity severity, Pos pos, const PathRef& path, std::string message) {
-        if (findings_.count(severity) >=
-            Findings::k_max_kept) { // only counted: skip building its text
-            findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, {}, {}});
+    // Findings are held from the end of one top-level entry to the end of the next, then passed
+    // on (release()); a tolerable one (a difference from the writer's grammar the engine's reader
+    // may well take in its stride) becomes a note when nothing in its window is an error, i.e.
+    // the engine reads the entry exactly as the file says (FORMATS.md §2.1 "tolerates"), and
+    // stays an error otherwise. Without the engine model (a wrong version line, or a file past
+    // the model's bounds) nothing is held and a tolerable finding is an error.
+    struct Held {
+        Error e;
+        bool tolerable = false;
+    };
+
+    void add(ErrorCode code, Severity severity, Pos pos, const PathRef& path, std::string message,
+             bool tolerable = false) {
+        const bool hold = hold_ && held_.size() < k_max_held;
+        std::size_t kept = findings_.count(severity);
+        if (hold) kept += severity == Severity::error ? held_errors_ : 0;
+        Error e{code, severity, k_no_offset, pos.line, pos.column, {}, {}};
+        if (kept < Findings::k_max_kept) { // past it, only counted: skip building its text
+            e.path = path_text(path);
+            e.message = std::move(message);
+        }
+        if (!hold) {
+            findings_.add(std::move(e));
             return;
         }
-        findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, path_text(path),
-                            std::move(message)});
+        if (severity == Severity::error && !tolerable) window_ok_ = false;
+        if (severity == Severity::error) ++held_errors_;
+        held_.push_back({std::move(e), tolerable});
+    }
+    void release() {
+        const bool ok = window_ok_ && model_ && model_->available();
+        for (Held& h : held_) {
+            if (h.tolerable && ok) h.e.severity = Severity::note;
+            findings_.add(std::move(h.e));
+        }
+        held_.clear();
+        held_errors_ = 0;
+        window_ok_ = true;
     }
     void error(ErrorCode code, Pos pos, const PathRef& path, std::string message) {
         add(code, Severity::error, pos, path, std::move(message));
@@ -1090,14 +1524,26 @@ template <class Sink> class Reader {
     void warning(ErrorCode code, Pos pos, const PathRef& path, std::string message) {
         add(code, Severity::warning, pos, path, std::move(message));
     }
+    void note(ErrorCode code, Pos pos, const PathRef& path, std::string message) {
+        add(code, Severity::note, pos, path, std::move(message));
+    }
+    void tolerable(ErrorCode code, Pos pos, const PathRef& path, std::string message) {
+        add(code, Severity::error, pos, path, std::move(message), true);
+    }
+
+    static constexpr std::size_t k_max_held = 4 * Findings::k_max_kept;
 
     std::string_view data_;
     Findings& findings_;
     Sink& sink_;
+    std::optional<engine::Model> model_;
+    bool hold_ = false;
+    std::vector<Held> held_;
+    std::size_t held_errors_ = 0;
+    bool window_ok_ = true;
     std::vector<Frame> frames_;
     std::string path_;
     Pending pending_;
-    std::vector<Top> tops_;
     std::unordered_set<std::string_view> names_;
     std::size_t name_bytes_ = 0;
     std::uint64_t nodes_ = 0;

@@ -33,59 +33,75 @@
 //   - anything else breaks the grammar.
 //   TYPE is the text between `__PGSA ` and the first `{`, minus the one space before the `{`.
 //
-// What the engine's reader does with what it reads (FORMATS.md 2), and so what verify reports:
+// What verify reports (FORMATS.md §2.1; CLI.md "Severity"). Two readings of every file are
+// compared: the tree of the writer's grammar above ("what the file says") and what the engine's
+// own reader makes of the same bytes (a model of its code: engine.hpp). Where they differ, an
+// error on the entry concerned says what the engine reads.
 //
-//   errors (the engine loses data or fails)        code
+//   errors (the engine loses or misreads data)     code
 //   ---------------------------------------------  -------------------
 //   the version line is not exactly 1.0.0: the     unsupported_version
 //     engine reads the archive as EMPTY, silently
 //   a multi-line string value, written by the      multiline_value
-//     engine as `,` + LF + indent per newline:
-//     the engine cannot read it back (reported at
-//     the line where the value starts)
-//   a missing or extra comma, a closing brace      bad_syntax
-//     with no open class, a line of no known
-//     shape, a class line with two `: `, an
-//     unnamed top-level entry
-//   indentation that is not the nesting depth      bad_indent
-//   the file ends inside a class or a value, or    truncated
-//     without its final LF
+//     engine as `,` + LF + indent per newline
+//   an entry or child the engine does not read:    bad_syntax
+//     its reading stopped earlier (a line without
+//     ": ", a class line with two, the doubled-name
+//     bug's `name: name: CLASS {`), a class entry
+//     without a line that is exactly `}`, a line
+//     taken into another child (a line indented
+//     deeper after a child, a blank line), a class
+//     the engine reads as null, an unnamed top-
+//     level entry, a line of no known shape
+//   a child or entry read under another name:      name_cut
+//     cut at its first ": ", trimmed of blanks,
+//     cut at a "__PGSA" in it, empty (the lookup
+//     finds every class's empty placeholder), a
+//     top-level key with the line's indentation
+//   a repeated name: the engine reads the FIRST    duplicate_key
+//     child of a name and the LAST top-level entry;
+//     an UnorderedMap keeps the last pair of a key,
+//     a SaveData the first of an id
+//   a value the engine reads otherwise: another    bad_value
+//     type or value from getAsAttribute, a number
+//     `stringstream >>` reads as another number
+//     (the message says which: 12abc reads 12),
+//     bool not true/false; in the containers, a
+//     field of a type their reader refuses
 //   nbElements / nbValue disagreeing with the      count_mismatch
-//     key/value pairs present, or pairs not named
-//     key0, value0, key1, ... in order
-//   a value that does not fit its type: bool not   bad_value
-//     true/false, an integer out of range, a float
-//     or double that is not a finite number; and
-//     in the containers above, a field of a type
-//     the engine's reader refuses (Vector 2D.x not
-//     float, an ElementType whose data does not
-//     match its type, ...)
+//     pairs present, or pairs out of order
 //   more nesting, nodes or distinct names than     limit_exceeded
 //     the limits below (reading stops there)
+//   The writer-grammar findings below (bad_syntax, bad_indent, truncated) are errors too when
+//   the engine misreads the entry they are in (or the next entry, outside one).
 //
-//   warnings (the engine loads the file, but ...)
+//   warnings (the engine reads it, but at risk)
 //   ---------------------------------------------  -------------------
-//   a name containing `: ` (the engine cuts it at  name_cut
-//     the first `: `; the message names what it
-//     reads instead)
 //   `__PGSA` inside a value                        marker_in_value
-//   a type name the engine's reader accepts only   type_alias
-//     by aliasing: its integer readers take int,
-//     unsigned int and size_t for one another.
-//     Reported where the reader's type is known
-//     (the container fields above): elsewhere the
-//     game's own reader decides, and all three are
-//     valid integer types
-//   a type name outside the seven above (no        unknown_type
-//     standard reader accepts it)
-//   two top-level entries the engine reads under   duplicate_key
-//     one name: it keeps a hash map, so the LAST
-//     one wins; each earlier one is reported
+//   an integer type aliased for another            type_alias
+//   a type name outside the seven above            unknown_type
+//   text after a value's last `}` (ignored; lost   bad_syntax
+//     when the engine saves the entry again); a
+//     class name the engine derives otherwise
+//     (getObjectType(): a blank class name of an
+//     unnamed item, ` {` in a name)
+//   an ElementType of type double (the reader of   bad_value
+//     some builds has no double branch)
+//   the doubled-name mark on an attribute entry    name_cut
 //
-// Value fit (bad_value), strictly on the text: bool is `true` or `false`; int, unsigned int and
-// size_t are an optional sign (`-` only for int) and decimal digits within the type's range;
-// float and double parse whole (std::from_chars, an optional leading `+`) to a finite value of
-// the type. Whitespace around a number does not fit. string takes anything.
+//   notes (the engine reads it as the file says; its writer would not write it)
+//   ---------------------------------------------  -------------------
+//   a missing or extra comma, blanks, a CR or      bad_syntax
+//     commas after a value or a ` {`, a blank or
+//     unknown line the engine skips, a stray `}`
+//     at the end
+//   indentation of attributes and closing braces   bad_indent
+//     that the engine reads through
+//   no final LF, a 0-byte file, the version line   truncated
+//     alone
+//   a number the engine reads as the file says     bad_value
+//     from a form its writer does not write
+//     (blanks around it, `+`, leading zeros, `-0`)
 //
 // Findings carry line:column (1-based; the column counts bytes, a TAB is one) and a node path
 // (cut after 1 KiB: names can be any length); their byte offset is left unset.

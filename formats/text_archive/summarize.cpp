@@ -60,15 +60,23 @@ Summary summarize(std::string_view bytes) {
     reader.run();
     sink.finish(s);
     s.integrity = "none"; // FORMATS.md 2: the format has no checksum
-    bool version_error = false;
-    for (const auto& f : s.findings.items())
+    // Summary::engine_loads: the engine's verdict (FORMATS.md §2.1). It never refuses an archive:
+    // it reads a wrong version line as an empty archive (every entry lost), and reads anything
+    // else, perhaps misreading some entries (then errors say what it reads).
+    bool version_error = false, too_large = false;
+    for (const auto& f : s.findings.items()) {
         if (f.code == ErrorCode::unsupported_version) version_error = true;
+        if (f.code == ErrorCode::too_large) too_large = true;
+    }
     if (version_error) {
         s.engine_loads = false;
         s.engine_note = "reads it as EMPTY: the version line is not 1.0.0 (every entry is lost)";
-    } else if (s.findings.has_errors()) {
+    } else if (too_large) {
         s.engine_loads = false;
-        s.engine_note = "loses data: the file is invalid";
+        s.engine_note = "not checked: the file is larger than any archive sparksave reads";
+    } else if (s.findings.has_errors()) {
+        s.engine_loads = true;
+        s.engine_note = "loads it, but misreads it (see the errors)";
     } else {
         s.engine_loads = true;
         s.engine_note = "loads it";

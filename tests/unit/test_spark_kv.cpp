@@ -223,7 +223,7 @@ TEST_CASE("detection never takes another format's test file, and finds every spa
     }
     CHECK(others > 50);
     CHECK(ours >= 30);
-    for (const char* name : {"invalid/pg-writer-sample.sz", "valid/pg-writer-edge-cases.sz"}) {
+    for (const char* name : {"invalid/pg-writer-sample.sz", "invalid/pg-writer-edge-cases.sz"}) {
         const std::string bytes = test::read_bytes(test::testdata() / "text_archive" / name);
         REQUIRE(detect_format(bytes.substr(0, k_detect_bytes)));
         CHECK(detect_format(bytes.substr(0, k_detect_bytes))->id == FormatId::text_archive);
