@@ -95,6 +95,20 @@ inline constexpr std::array<NumberToken, k_number_fields> k_number_tokens = [] {
     return t;
 }();
 inline constexpr std::size_t k_string_fields = std::size(k_meta_fields) - k_number_lines;
+// The parser reads the string lines first (getline), then the numbers (`>>`); a multi-part
+// field is floats named by k_position_parts.
+static_assert([] {
+    bool numbers = false;
+    for (const auto& f : k_meta_fields) {
+        if (f.type != ValueType::string)
+            numbers = true;
+        else if (numbers)
+            return false;
+        if (f.parts == 0 || f.parts > std::size(k_position_parts)) return false;
+        if (f.parts > 1 && f.type != ValueType::floating) return false;
+    }
+    return true;
+}());
 // The last field of the block: only whitespace may follow it.
 inline constexpr std::string_view k_last_field = std::end(k_meta_fields)[-1].name;
 
@@ -416,9 +430,10 @@ inline std::string layout_block(std::span<const std::string_view> texts, std::ui
 }
 
 // The block in the normalized layout of FORMATS.md 1.6: one field a line, position on one line,
-// each token's text kept; `screenshot` is the text of the fields `meta` lacks that the current
-// version has (a v1 block's screenshotPath). Whatever followed the last field in `block` (other
-// than whitespace) is kept after it, so the v3/v4 rules still see it. Needs meta.all_present.
+// each token's text kept; `screenshot` is the text given to each field of the current version
+// that `meta` lacks (a v1 block's screenshotPath). Whatever followed the last field in `block`
+// (other than whitespace) is kept after it, so the v3/v4 rules still see it. Needs
+// meta.all_present.
 inline std::string render_metadata(const Metadata& meta, std::string_view block,
                                    std::string_view screenshot) {
     std::array<std::string_view, std::size(k_meta_fields) + k_number_fields> texts{};
