@@ -177,7 +177,7 @@ std::string status_text(const FileInfo& fi) {
         const Error* e = s.findings.first_error();
         return "INVALID: " + std::string(code_name(e->code));
     }
-    return s.engine_loads ? "ok" : "ok, " + s.engine_note.substr(0, s.engine_note.find(" ("));
+    return s.engine_loads ? "ok" : "ok, " + std::string(engine_verdict(s));
 }
 
 void append_fields_json(std::string& line, std::string_view key,
@@ -373,7 +373,7 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
                 status = "backup: INVALID, the engine cannot fall back to it";
             else if (!fi.summary.engine_loads)
                 status = "backup: valid, but the engine cannot fall back to it (" +
-                         fi.summary.engine_note.substr(0, fi.summary.engine_note.find(" (")) + ")";
+                         std::string(engine_verdict(fi.summary)) + ")";
             else
                 status = "backup: valid, the engine can fall back to it";
             break;

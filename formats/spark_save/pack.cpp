@@ -280,26 +280,19 @@ class Packer {
         return {};
     }
 
-    // The field names of this version, in block order.
-    std::vector<std::string_view> field_names() const {
-        std::vector<std::string_view> names = {k_save_name, k_scene_name, k_player_class};
-        if (version_ >= 2) names.push_back(k_screenshot_path);
-        for (auto n : {k_timestamp, k_play_time, k_player_health, k_player_armor, k_position,
-                       k_player_kills, k_player_deaths})
-            names.push_back(n);
-        return names;
-    }
-
-    // The JSON fields as token texts: position as its three parts.
+    // The JSON fields as token texts, for the fields of this version in block order (1.2,
+    // k_meta_fields): a multi-part field (position) as its parts.
     Result<std::vector<std::string>> field_texts(const Value& fields) {
         std::vector<std::string> texts;
-        for (std::string_view name : field_names()) {
+        for (const MetaFieldSpec& spec : k_meta_fields) {
+            if (!in_version(spec, version_)) continue;
+            const std::string_view name = spec.name;
             std::string path = "metadata.fields";
             append_path_name(path, name);
             Value f;
             if (!r_.find(fields, name, f))
                 return r_.error_at(fields, path, "expected this field, found none");
-            if (name == k_position) {
+            if (spec.parts > 1) {
                 auto n = each(f, path, "three number texts",
                               [&](const Value& part, const Where& p) -> Result<void> {
                                   std::string text;
@@ -308,7 +301,7 @@ class Packer {
                                   return {};
                               });
                 if (!n) return n.error();
-                if (*n != 3)
+                if (*n != spec.parts)
                     return r_.error_at(f, path,
                                        fmt::format("expected 3 numbers (x, y, z), found {}", *n));
                 continue;
@@ -326,14 +319,8 @@ class Packer {
     Result<std::string> render_fields(const Value& fields) {
         auto texts = field_texts(fields);
         if (!texts) return texts.error();
-        std::string block;
-        const std::size_t strings = version_ >= 2 ? 4 : 3;
-        for (std::size_t i = 0; i < texts->size(); ++i) {
-            block += (*texts)[i];
-            const bool position_part = i >= strings + 4 && i < strings + 6; // x and y: then a space
-            block += position_part ? ' ' : '\n';
-        }
-        return block;
+        std::vector<std::string_view> views(texts->begin(), texts->end());
+        return layout_block(views, version_);
     }
 
     // Whether the JSON fields say something else than the raw block does.

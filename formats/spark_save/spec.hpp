@@ -20,17 +20,14 @@
 //   v4 only:   u32      CRC-32 of every preceding byte (1.5)
 //
 // Metadata block (1.2): one field a line; strings read with getline, numbers with `>>`
-// (modelled in extract.hpp):
-//   v1:    saveName, sceneName, playerClass, timestamp, playTime, playerHealth, playerArmor,
-//          position (3 floats), playerKills, playerDeaths
-//   v2-v4: the same with screenshotPath after playerClass
+// (modelled in extract.hpp). Its fields, their types and the version each appears in are the
+// table k_meta_fields (metadata.hpp).
 //
 // The tree (lib/include/sparksave/document.hpp), root children in this order:
 //
 //   metadata      object; value = the raw block text (exact bytes), span = the block.
-//                 children: saveName sceneName playerClass [screenshotPath] (string),
-//                 timestamp (unsigned), playTime playerHealth playerArmor (float),
-//                 position (object: x y z, float), playerKills playerDeaths (integer); each
+//                 children: one scalar per field of k_meta_fields in the file's version,
+//                 typed as the table says; position an object of x y z; each
 //                 child's value is the exact text the engine's `>>` takes for it (1.2: `4-1`
 //                 is kills "4" and deaths "-1"; from the first number `>>` fails on, the
 //                 whitespace-delimited word). A field the block lacks is absent.
@@ -70,18 +67,7 @@ inline constexpr std::size_t k_min_entity_size = 4;    // nameLen + componentCou
 inline constexpr std::size_t k_min_component_size = 4; // typeLen + propertyCount
 inline constexpr std::size_t k_min_pair_size = 4;      // keyLen + valueLen
 
-// Metadata field names, in block order (1.2).
-inline constexpr std::string_view k_save_name = "saveName";
-inline constexpr std::string_view k_scene_name = "sceneName";
-inline constexpr std::string_view k_player_class = "playerClass";
-inline constexpr std::string_view k_screenshot_path = "screenshotPath";
-inline constexpr std::string_view k_timestamp = "timestamp";
-inline constexpr std::string_view k_play_time = "playTime";
-inline constexpr std::string_view k_player_health = "playerHealth";
-inline constexpr std::string_view k_player_armor = "playerArmor";
-inline constexpr std::string_view k_position = "position";
-inline constexpr std::string_view k_player_kills = "playerKills";
-inline constexpr std::string_view k_player_deaths = "playerDeaths";
+// Metadata fields (1.2): the table k_meta_fields in metadata.hpp.
 
 // Component conventions (1.3).
 inline constexpr std::string_view k_transform = "Transform";
@@ -96,6 +82,8 @@ inline constexpr std::string_view k_trailing = "trailing";
 inline constexpr std::string_view k_checksum = "checksum";
 
 // Does the current engine apply the v3/v4 rules to this version (1.4)?
-constexpr bool current_rules(std::uint32_t version) noexcept { return version >= 3; }
+constexpr bool current_rules(std::uint32_t version) noexcept {
+    return version >= 3;
+}
 
 } // namespace sparksave::spark_save

@@ -39,33 +39,33 @@ class SummarySink {
     void on_checksum(std::uint32_t stored, std::size_t) { s_.checksum = stored; }
 
     void finish() {
+        // The fields of k_meta_fields the block has, as the engine reads them (1.2): `.5` is
+        // 0.5, `007` is 7; a multi-part field (position) once, its parts joined by spaces.
         for (std::size_t i = 0; i < meta_.count; ++i) {
             const MetaField& f = meta_.fields[i];
-            if (f.in_position) continue;
-            std::string label = f.name == k_save_name         ? "save name"
-                                : f.name == k_scene_name      ? "scene"
-                                : f.name == k_player_class    ? "player class"
-                                : f.name == k_screenshot_path ? "screenshot"
-                                : f.name == k_timestamp       ? "saved at"
-                                : f.name == k_play_time       ? "play time"
-                                : f.name == k_player_health   ? "health"
-                                : f.name == k_player_armor    ? "armor"
-                                : f.name == k_player_kills    ? "kills"
-                                                              : "deaths";
-            // The numbers as the engine reads them (1.2): `.5` is 0.5, `007` is 7.
-            const std::string value = engine_value(f);
-            if (f.name == k_timestamp) {
-                s_.metadata.push_back({"timestamp", label, iso8601_utc(value), false});
-                if (f.read) s_.metadata.push_back({"timestampUnix", "", value, true});
-            } else if (f.name == k_play_time) {
-                s_.metadata.push_back({"playTime", label, hours_minutes_seconds(value), false});
-                if (f.read) s_.metadata.push_back({"playTimeSeconds", "", value, true});
-            } else if (f.type == ValueType::string) {
-                s_.metadata.push_back({std::string(f.name), label, value, false});
-            } else {
-                s_.metadata.push_back({std::string(f.name), label, value, f.read});
+            const MetaFieldSpec& spec = k_meta_fields[f.spec];
+            const std::string key(spec.name), label(spec.label);
+            if (f.in_position) {
+                std::string text = engine_value(f);
+                for (; i + 1 < meta_.count && meta_.fields[i + 1].spec == f.spec; ++i)
+                    text += ' ' + engine_value(meta_.fields[i + 1]);
+                s_.metadata.push_back({key, label, text, false});
+                continue;
             }
-            if (f.name == k_player_armor) add_position();
+            const std::string value = engine_value(f);
+            switch (spec.shown) {
+            case Shown::unix_time:
+                s_.metadata.push_back({key, label, iso8601_utc(value), false});
+                break;
+            case Shown::duration:
+                s_.metadata.push_back({key, label, hours_minutes_seconds(value), false});
+                break;
+            case Shown::as_read:
+                s_.metadata.push_back({key, label, value, f.type != ValueType::string && f.read});
+                break;
+            }
+            if (spec.shown != Shown::as_read && f.read)
+                s_.metadata.push_back({std::string(spec.raw_key), "", value, true});
         }
         s_.counts = {
             {"entities", "entities", std::to_string(entities_), true},
@@ -98,16 +98,6 @@ class SummarySink {
             return;
         }
         ++types_[type];
-    }
-
-    void add_position() {
-        std::string text;
-        for (std::size_t i = 0; i < meta_.count; ++i) {
-            if (!meta_.fields[i].in_position) continue;
-            if (!text.empty()) text += ' ';
-            text += engine_value(meta_.fields[i]);
-        }
-        if (!text.empty()) s_.metadata.push_back({"position", "position", text, false});
     }
 
     Summary& s_;
@@ -159,15 +149,21 @@ Summary summarize(std::string_view bytes) {
     if (s.findings.error_count() > misreads) {
         s.engine_loads = false;
         s.engine_note = "refuses it: the file is invalid";
+        s.engine_verdict = s.engine_note;
     } else if (s.version < k_oldest_loadable) {
         s.engine_loads = false;
-        s.engine_note = "needs migration (the current engine loads v3 and v4 only)";
+        s.engine_verdict = "needs migration";
+        s.engine_note = s.engine_verdict + " (the current engine loads v3 and v4 only)";
     } else {
         s.engine_loads = true;
         s.engine_note = s.version == k_current_version
                             ? "loads it"
                             : "loads it (and upgrades it to v4 in memory)";
-        if (misreads) s.engine_note += ", but misreads it: metadata fields shifted off their lines";
+        s.engine_verdict = "loads it";
+        if (misreads) {
+            s.engine_note += ", but misreads it: metadata fields shifted off their lines";
+            s.engine_verdict += ", but misreads it";
+        }
     }
     return s;
 }

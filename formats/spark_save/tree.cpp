@@ -9,10 +9,14 @@ void add_metadata_fields(Document& doc, NodeId metadata, const Metadata& meta, b
     const Str block = doc.node(metadata).value;
     const char* block_data = doc.str(block).data();
     auto token = [&](std::string_view t) {
-        return t.empty() ? Str{} : Str{block.off + static_cast<std::uint32_t>(t.data() - block_data), static_cast<std::uint32_t>(t.size())};
+        return t.empty() ? Str{}
+                         : Str{block.off + static_cast<std::uint32_t>(t.data() - block_data),
+                               static_cast<std::uint32_t>(t.size())};
     };
     auto span = [&](const MetaField& f, std::size_t length) {
-        return spans ? Span{static_cast<std::uint32_t>(f.offset), static_cast<std::uint32_t>(length)} : Span{};
+        return spans
+                   ? Span{static_cast<std::uint32_t>(f.offset), static_cast<std::uint32_t>(length)}
+                   : Span{};
     };
     NodeId position = k_no_node;
     for (std::size_t i = 0; i < meta.count; ++i) {
@@ -21,12 +25,15 @@ void add_metadata_fields(Document& doc, NodeId metadata, const Metadata& meta, b
         if (f.in_position) {
             if (position == k_no_node) {
                 const MetaField& last = meta.fields[std::min(i + 2, meta.count - 1)];
-                std::size_t length = last.in_position ? last.offset + last.text.size() - f.offset : f.text.size();
-                position = doc.append(metadata, NodeKind::object, doc.text(k_position), {}, span(f, length));
+                std::size_t length =
+                    last.in_position ? last.offset + last.text.size() - f.offset : f.text.size();
+                position = doc.append(metadata, NodeKind::object,
+                                      doc.text(k_meta_fields[f.spec].name), {}, span(f, length));
             }
             parent = position;
         }
-        doc.append(parent, NodeKind::scalar, doc.text(f.name), token(f.text), span(f, f.text.size()), f.type);
+        doc.append(parent, NodeKind::scalar, doc.text(f.name), token(f.text),
+                   span(f, f.text.size()), f.type);
     }
 }
 
@@ -42,26 +49,6 @@ void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std:
     auto ignore = [](std::size_t, std::string, std::string) {};
     parse_metadata_block(doc.value(metadata), 0, version, meta, ignore, ignore);
     add_metadata_fields(doc, metadata, meta, false);
-}
-
-std::string render_metadata(const Metadata& meta, std::string_view block, std::string_view screenshot) {
-    std::string out;
-    bool has_screenshot = false;
-    for (std::size_t i = 0; i < meta.count; ++i)
-        if (meta.fields[i].name == k_screenshot_path) has_screenshot = true;
-    for (std::size_t i = 0; i < meta.count; ++i) {
-        const MetaField& f = meta.fields[i];
-        out += f.text;
-        const bool next_in_position = i + 1 < meta.count && meta.fields[i + 1].in_position;
-        out += f.in_position && next_in_position ? ' ' : '\n';
-        if (f.name == k_player_class && !has_screenshot) {
-            out += screenshot;
-            out += '\n';
-        }
-    }
-    std::string_view tail = block.substr(std::min(meta.end, block.size()));
-    if (tail.find_first_not_of(" \t\n\v\f\r") != std::string_view::npos) out += tail;
-    return out;
 }
 
 } // namespace sparksave::spark_save

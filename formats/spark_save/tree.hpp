@@ -1,8 +1,9 @@
-// Building and changing the metadata part of a `.spark_save` tree (layout: spec.hpp). Shared by
-// the reader's tree sink and the migrations, so the metadata nodes are made in one place.
+// Building and changing the metadata part of a `.spark_save` tree (layout: spec.hpp; the block:
+// metadata.hpp). Shared by the reader's tree sink and the migrations, so the metadata nodes are
+// made in one place.
 #pragma once
 
-#include "reader.hpp"
+#include "metadata.hpp"
 
 #include "sparksave/document.hpp"
 
@@ -19,11 +20,5 @@ void add_metadata_fields(Document& doc, NodeId metadata, const Metadata& meta, b
 // Replaces the block: the node's value becomes `raw` (copied to the arena) and its children are
 // rebuilt from it as `version` reads it.
 void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std::uint32_t version);
-
-// The block in the normalized layout of FORMATS.md 1.6: one field a line, position on one line,
-// each token's text kept; `screenshot` is inserted after playerClass when `meta` has none (v1).
-// Whatever followed playerDeaths in `block` (other than whitespace) is kept after it, so the
-// v3/v4 rules still see it. Needs meta.all_present.
-std::string render_metadata(const Metadata& meta, std::string_view block, std::string_view screenshot);
 
 } // namespace sparksave::spark_save

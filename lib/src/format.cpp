@@ -49,4 +49,10 @@ std::string format_names() {
     return out;
 }
 
+std::string_view engine_verdict(const Summary& s) {
+    if (!s.engine_verdict.empty()) return s.engine_verdict;
+    const std::string_view note = s.engine_note;
+    return note.substr(0, note.find(" ("));
+}
+
 } // namespace sparksave

@@ -2,6 +2,7 @@
 // FORMATS.md, hand-made byte arrays for the tricky cases, and generated saves of every version.
 #include <doctest/doctest.h>
 
+#include "spark_save/metadata.hpp"
 #include "spark_save/reader.hpp"
 #include "spark_save/spec.hpp"
 #include "support.hpp"
@@ -619,6 +620,67 @@ TEST_CASE("info shows metadata numbers as the engine reads them") {
     CHECK_FALSE(w.findings.has_errors());
     CHECK(w.findings.warning_count() == 1);
     CHECK(w.metadata[5].text == "18446744073709551615");
+}
+
+TEST_CASE("the metadata table is FORMATS.md 1.2, and the parser, layout and info follow it") {
+    // 1.2's field lists, written out here independently of the table.
+    const std::vector<std::string> v1 = {"saveName",    "sceneName",    "playerClass", "timestamp",
+                                         "playTime",    "playerHealth", "playerArmor", "position",
+                                         "playerKills", "playerDeaths"};
+    std::vector<std::string> v2 = v1;
+    v2.insert(v2.begin() + 3, "screenshotPath");
+    for (std::uint32_t version = 1; version <= ss::k_current_version; ++version) {
+        CAPTURE(version);
+        std::vector<std::string> names;
+        for (const auto& f : ss::k_meta_fields)
+            if (ss::in_version(f, version)) names.emplace_back(f.name);
+        CHECK(names == (version == 1 ? v1 : v2));
+        // The parsed tokens laid out again are the writer's block (the fixture is laid out so).
+        const std::string block = meta(version);
+        ss::Metadata m;
+        auto refuse = [](std::size_t, std::string, std::string message) { FAIL(message); };
+        ss::parse_metadata_block(block, 0, version, m, refuse, refuse, refuse);
+        REQUIRE(m.complete);
+        REQUIRE(m.count == names.size() + 2); // position's three parts
+        std::vector<std::string_view> texts;
+        for (std::size_t i = 0; i < m.count; ++i) texts.push_back(m.fields[i].text);
+        CHECK(ss::layout_block(texts, version) == block);
+        // The tree: one node per field, position's parts x y z under it.
+        std::string file = header(version, block) + std::string(8, '\0');
+        if (version == ss::k_current_version) file = with_crc(file);
+        const Parsed p = parse(file);
+        CHECK(value_at(p.doc, "metadata.position.z") == "3");
+        CHECK(value_at(p.doc, "metadata.playerDeaths") == "1");
+        // info: each field once, by its table label, in block order.
+        const Summary s = ss::summarize(file);
+        CHECK_FALSE(s.findings.has_errors());
+        std::vector<std::string> keys, labels;
+        for (const auto& f : s.metadata)
+            if (!f.label.empty()) keys.push_back(f.key), labels.push_back(f.label);
+        CHECK(keys == names);
+        CHECK(labels.front() == "save name");
+        CHECK(labels.back() == "deaths");
+    }
+    // A v1 block rendered for v2 gets the field it lacks, in its place (1.6).
+    ss::Metadata m;
+    auto ignore = [](std::size_t, std::string, std::string) {};
+    ss::parse_metadata_block(meta(1), 0, 1, m, ignore, ignore);
+    CHECK(ss::render_metadata(m, meta(1), "shot.png") == meta(2));
+}
+
+TEST_CASE("the engine verdict is a field of the summary, not cut from engine_note") {
+    const Summary v2 = ss::summarize(header(2, meta(2)) + std::string(8, '\0'));
+    CHECK_FALSE(v2.engine_loads);
+    CHECK(v2.engine_verdict == "needs migration");
+    CHECK(v2.engine_note == "needs migration (the current engine loads v3 and v4 only)");
+    CHECK(engine_verdict(v2) == "needs migration");
+    const Summary v3 = ss::summarize(header(3, meta(3)) + std::string(8, '\0'));
+    CHECK(v3.engine_loads);
+    CHECK(v3.engine_verdict == "loads it");
+    // A format that does not set the field yet: the note up to its reason.
+    Summary other;
+    other.engine_note = "needs migration (some reason)";
+    CHECK(engine_verdict(other) == "needs migration");
 }
 
 TEST_CASE("shifted metadata: the engine loads it, reads other fields, and the error says what") {

@@ -49,11 +49,17 @@ struct Summary {
     std::optional<std::uint32_t> checksum; // the stored checksum, when the format has one
     bool engine_loads = false;             // would the current engine load it?
     std::string engine_note;               // why not / what it needs
+    std::string engine_verdict;            // the verdict alone, without engine_note's reason
+                                           // ("needs migration"); empty: see engine_verdict()
     std::vector<InfoField> metadata;       // the save's own description (name, time, ...)
     std::vector<InfoField> counts;         // entities, components, ...
     std::vector<std::pair<std::string, std::uint64_t>> common_types; // most common first
     Findings findings;
 };
+
+// Summary::engine_verdict, or for a format that does not set it yet, engine_note up to its
+// parenthesized reason.
+std::string_view engine_verdict(const Summary& s);
 
 // Summary::common_types from counts by name: the `most` highest counts, most common first,
 // ties by name.
