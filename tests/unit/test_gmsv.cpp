@@ -225,7 +225,7 @@ TEST_CASE("the reader's checks on bytes made by hand") {
 }
 
 // Every valid save's dump packs back to it: tests/corpus/test_corpus.cpp.
-TEST_CASE("pack: edits of a dump are checked with their path") {
+TEST_CASE("gmsv pack: edits of a dump are checked with their path") {
     std::string json;
     gmsv::to_json(parse(file("v3-json.gmsv")).doc, json);
     auto edit = [&](std::string_view from, std::string_view to) {

@@ -447,7 +447,7 @@ TEST_CASE("the writer recomputes the body size and the CRC, and refuses what v2 
 }
 
 // Every valid archive's dump packs back to it: tests/corpus/test_corpus.cpp.
-TEST_CASE("pack: edits of a dump are checked with their path") {
+TEST_CASE("tess world pack: edits of a dump are checked with their path") {
     std::string json;
     tess_world::to_json(parse(real("tess-golden-v2.tessw")).doc, json);
     auto edit = [&](std::string_view from, std::string_view to) {

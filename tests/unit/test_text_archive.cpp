@@ -437,7 +437,7 @@ TEST_CASE("huge names: findings stay small and reading stays linear") {
 
 // summarize applies the same rules as read over the corpus (and a valid file writes back):
 // tests/corpus/test_corpus.cpp. Here: every finding of the corpus is at a line:column.
-TEST_CASE("the corpus's findings are at a line:column; summarize counts") {
+TEST_CASE("the corpus's findings are at a line:column, and summarize counts") {
     for (const auto& dir : {"valid", "invalid"}) {
         for (const auto& file : test::files_in(test::testdata() / "text_archive" / dir, ".sz")) {
             CAPTURE(file.filename().string());
