@@ -1,12 +1,12 @@
-// CLI tests (zstd cli-tests style): each testdata/cli/<case>/cmd is a shell command run from
-// testdata/ with the built `sparksave` first on PATH; its stdout, stderr and exit status must
-// equal the case's `stdout`, `stderr` and `status` files. SPARKSAVE_REGENERATE=1 rewrites them.
+// CLI tests against the built binary. The testdata/cli cases run one ctest test each
+// (`cli/<case>`, through sparksave_cli_case: cli/cli_cases.hpp); here their layout is checked,
+// and SPARKSAVE_REGENERATE=1 sparksave_tests runs them all to rewrite their goldens.
 #include <doctest/doctest.h>
 
+#include "cli/cli_cases.hpp"
 #include "support.hpp"
 
-#include <algorithm>
-#include <cstdlib>
+#include <string>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -14,64 +14,28 @@
 namespace fs = std::filesystem;
 using namespace sparksave;
 
-#ifdef SPARKSAVE_BINARY
-
-namespace {
-
-struct Run {
-    std::string out, err;
-    int status = -1;
-};
-
-std::string shell_quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
-
-Run run_case(const fs::path& case_dir, const fs::path& scratch) {
-    std::string cmd = test::read_bytes(case_dir / "cmd");
-    while (!cmd.empty() && (cmd.back() == '\n' || cmd.back() == '\r')) cmd.pop_back();
-    const fs::path bin = fs::path(SPARKSAVE_BINARY).parent_path();
-    const fs::path out = scratch / "stdout", err = scratch / "stderr";
-    std::string script = "cd " + shell_quote(test::testdata().string()) +
-                         " && export PATH=" + shell_quote(bin.string()) +
-                         ":\"$PATH\" LC_ALL=C SCRATCH=" + shell_quote((scratch / "work").string()) +
-                         " && unset NO_COLOR && (" + cmd + ") >" + shell_quote(out.string()) +
-                         " 2>" + shell_quote(err.string()) + " </dev/null";
-    int rc = std::system(("/bin/sh -c " + shell_quote(script)).c_str());
-    Run r;
-    r.status = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
-    r.out = test::read_bytes(out);
-    r.err = test::read_bytes(err);
-    return r;
-}
-
-} // namespace
-
-TEST_CASE("cli cases: stdout, stderr and exit status of the built binary") {
-    std::vector<fs::path> cases;
-    for (const auto& e : fs::directory_iterator(test::testdata() / "cli"))
-        if (e.is_directory() && fs::exists(e.path() / "cmd")) cases.push_back(e.path());
-    std::sort(cases.begin(), cases.end());
+TEST_CASE("cli cases: each testdata/cli/<case> has its cmd and its three goldens") {
+    const auto cases = test::cli_cases();
     REQUIRE(cases.size() >= 30);
-    const fs::path scratch =
-        fs::temp_directory_path() / ("sparksave-cli-" + std::to_string(::getpid()));
-    for (const auto& c : cases) {
-        CAPTURE(c.filename().string());
-        fs::remove_all(scratch);
-        fs::create_directories(scratch / "work");
-        Run r = run_case(c, scratch);
-        std::string d = test::check_golden(c / "stdout", r.out);
-        CHECK_MESSAGE(d.empty(), d);
-        d = test::check_golden(c / "stderr", r.err);
-        CHECK_MESSAGE(d.empty(), d);
-        d = test::check_golden(c / "status", std::to_string(r.status) + "\n");
-        CHECK_MESSAGE(d.empty(), d);
+    for (const auto& name : cases) {
+        CAPTURE(name);
+        for (const char* file : {"cmd", "stdout", "stderr", "status"})
+            CHECK_MESSAGE(fs::exists(test::testdata() / "cli" / name / file), file);
     }
-    fs::remove_all(scratch);
 }
 
+#ifdef SPARKSAVE_BINARY
+// ctest runs each case on its own; this case runs them all, only when regenerating (skipped
+// otherwise, so ctest does not list it).
+TEST_CASE("cli cases: all in one run, to regenerate their goldens" *
+          doctest::skip(!test::regenerate())) {
+    for (const auto& name : test::cli_cases()) {
+        CAPTURE(name);
+        const test::CliOutcome o = test::run_cli_case(name);
+        CHECK(o.known);
+        CHECK_MESSAGE(o.differences.empty(), o.differences);
+    }
+}
 #endif
 
 #ifdef SPARKSAVE_BINARY

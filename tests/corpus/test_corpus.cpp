@@ -1,8 +1,13 @@
-// Golden corpus (DESIGN.md "Tests"): testdata/<format>/valid/* parse, round-trip byte for byte
-// and dump to the checked-in goldens; every testdata/<format>/invalid/<file> reports exactly the
-// findings in <file>.expect, one a line:
+// Golden corpus (DESIGN.md "Tests"), one case for every format of the format table, each format
+// a subcase (a failure names the format and the file):
+// - testdata/<format>/valid/* parse without errors, write back byte for byte, dump to the
+//   checked-in goldens (text and JSON), and pack(dump --json x) == x, from the dump and from
+//   the golden JSON, with no notes;
+// - read and summarize give identical findings for every valid and invalid file;
+// - every testdata/<format>/invalid/<file> reports exactly the findings in <file>.expect, one a
+//   line:
 //     <severity> <code> <offset in hex, line:column for text formats, or -> <node path or ->
-// every truncation and single-byte flip of every valid file gives a clean result.
+// - every truncation and single-byte flip of every valid file gives a clean result.
 // SPARKSAVE_REGENERATE=1 rewrites the goldens.
 #include <doctest/doctest.h>
 
@@ -13,7 +18,9 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
+#include <map>
+#include <set>
+#include <string>
 
 using namespace sparksave;
 namespace fs = std::filesystem;
@@ -36,104 +43,175 @@ std::string findings_text(const Findings& findings) {
     return out;
 }
 
-// Formats with a corpus so far.
-const FormatInfo& corpus_format(const char* name) {
-    const FormatInfo* f = format_by_name(name);
-    REQUIRE(f);
-    return *f;
+// The least a format's corpus holds (valid files, invalid files); a format not named here
+// needs at least 3 and 10.
+struct Minimum {
+    std::size_t valid = 3, invalid = 10;
+};
+Minimum corpus_minimum(std::string_view name) {
+    static const std::map<std::string_view, Minimum> k_minimum = {
+        {"spark_save", {12, 40}}, {"text_archive", {3, 15}}, {"tess_world", {3, 30}},
+        {"gmsv", {3, 18}},        {"spark_kv", {3, 12}},
+    };
+    auto it = k_minimum.find(name);
+    return it == k_minimum.end() ? Minimum{} : it->second;
+}
+
+// Valid files: no errors, write(read(x)) == x, the golden dumps, pack(dump --json x) == x.
+void check_valid(const FormatInfo& format, const fs::path& dir, std::size_t at_least) {
+    auto files = test::files_in(dir / "valid", "");
+    REQUIRE(files.size() >= at_least);
+    for (const auto& file : files) {
+        const std::string file_name = "valid/" + file.filename().string();
+        CAPTURE(file_name);
+        const std::string bytes = test::read_bytes(file);
+        Parsed p = parse(format, bytes);
+        CHECK_MESSAGE(!p.findings.has_errors(), findings_text(p.findings));
+        auto written = format.write(p.doc);
+        REQUIRE_MESSAGE(written.has_value(), (written ? "" : written.error().describe()));
+        CHECK(*written == bytes);
+
+        std::string text = findings_text(p.findings);
+        print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+        std::string diff =
+            test::check_golden(dir / "golden" / (file.filename().string() + ".dump"), text);
+        CHECK_MESSAGE(diff.empty(), diff);
+        std::string json;
+        format.to_json(p.doc, json);
+        const fs::path golden_json = dir / "golden" / (file.filename().string() + ".json");
+        diff = test::check_golden(golden_json, json);
+        CHECK_MESSAGE(diff.empty(), diff);
+
+        // pack is the inverse of dump --json: of the dump, and of the checked-in golden JSON
+        // (what users edit).
+        for (const std::string& source : {json, test::read_bytes(golden_json)}) {
+            auto packed = format.from_json(source);
+            REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
+            CHECK(packed->bytes == bytes);
+            CHECK(packed->notes.empty());
+        }
+    }
+}
+
+// Valid and invalid files: summarize applies the same rules as read; the tree prints and
+// dumps whatever the file.
+void check_summarize(const FormatInfo& format, const fs::path& dir) {
+    for (const char* kind : {"valid", "invalid"}) {
+        for (const auto& file : test::files_in(dir / kind, "")) {
+            if (file.extension() == ".expect") continue;
+            const std::string file_name = kind + ("/" + file.filename().string());
+            CAPTURE(file_name);
+            const std::string bytes = test::read_bytes(file);
+            Parsed p = parse(format, bytes);
+            Summary s = format.summarize(bytes);
+            CHECK(findings_text(p.findings) == findings_text(s.findings));
+            std::string text;
+            print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+            format.to_json(p.doc, text);
+        }
+    }
+}
+
+// Invalid files: exactly the findings of their .expect.
+void check_invalid(const FormatInfo& format, const fs::path& dir, std::size_t at_least) {
+    auto expects = test::files_in(dir / "invalid", ".expect");
+    REQUIRE(expects.size() >= at_least);
+    // Every data file has its .expect, and every .expect its data file.
+    for (const auto& file : test::files_in(dir / "invalid", ""))
+        if (file.extension() != ".expect")
+            CHECK_MESSAGE(fs::exists(file.string() + ".expect"),
+                          (file.string() + " has no .expect"));
+    for (const auto& expect : expects) {
+        fs::path file = expect;
+        file.replace_extension(); // <file>.expect -> <file>
+        const std::string file_name = "invalid/" + file.filename().string();
+        CAPTURE(file_name);
+        REQUIRE(fs::exists(file));
+        Parsed p = parse(format, test::read_bytes(file));
+        CHECK(p.findings.has_errors());
+        CHECK(findings_text(p.findings) == test::read_bytes(expect));
+        for (const auto& f : p.findings.items()) CHECK_FALSE(f.message.empty());
+    }
+}
+
+// Every truncation and single-byte flip of every valid file: read and summarize agree on
+// errors, the tree prints, and a variant read without error writes back byte for byte.
+std::size_t check_variants(const FormatInfo& format, const fs::path& dir) {
+    std::size_t cases = 0;
+    for (const auto& file : test::files_in(dir / "valid", "")) {
+        const std::string file_name = "valid/" + file.filename().string();
+        CAPTURE(file_name);
+        const std::string bytes = test::read_bytes(file);
+        auto check = [&](std::string variant) {
+            Parsed p = parse(format, variant);
+            Summary s = format.summarize(variant);
+            CHECK(p.findings.has_errors() == s.findings.has_errors());
+            std::string text;
+            print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
+            // Notes (CLI.md "Severity") mark bytes the engine's writer would not write, which
+            // the writer does not reproduce; so does a bad_syntax warning (text the engine
+            // ignores, FORMATS.md §2.1).
+            bool writer_form = !p.findings.has_errors() && p.findings.note_count() == 0;
+            for (const auto& f : p.findings.items())
+                if (f.code == ErrorCode::bad_syntax) writer_form = false;
+            if (writer_form) {
+                auto written = format.write(p.doc);
+                REQUIRE(written);
+                CHECK(*written == variant);
+            }
+            ++cases;
+        };
+        for (std::size_t cut = 0; cut < bytes.size(); ++cut) check(bytes.substr(0, cut));
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+            for (int mask : {0x01, 0x80, 0xFF}) {
+                std::string flipped = bytes;
+                flipped[i] = static_cast<char>(flipped[i] ^ mask);
+                check(std::move(flipped));
+            }
+        }
+    }
+    return cases;
 }
 
 } // namespace
 
-TEST_CASE("valid corpus: no errors, byte-exact round trip, golden dumps") {
-    for (const char* name : {"spark_save", "text_archive", "tess_world", "gmsv", "spark_kv"}) {
-        const FormatInfo& format = corpus_format(name);
-        const fs::path dir = test::testdata() / name;
-        auto files = test::files_in(dir / "valid", "");
-        REQUIRE(files.size() >= 3);
-        for (const auto& file : files) {
-            CAPTURE(file.filename().string());
-            const std::string bytes = test::read_bytes(file);
-            Parsed p = parse(format, bytes);
-            CHECK_MESSAGE(!p.findings.has_errors(), findings_text(p.findings));
-            auto written = format.write(p.doc);
-            REQUIRE_MESSAGE(written.has_value(), (written ? "" : written.error().describe()));
-            CHECK(*written == bytes);
+// sparksave_corpus_tests runs these cases (ctest: corpus/<format>); sparksave_tests holds them
+// too, skipped unless SPARKSAVE_REGENERATE=1, so that it still rewrites every golden.
+#ifdef SPARKSAVE_CORPUS_ONLY_TO_REGENERATE
+#define SPARKSAVE_CORPUS_CASE(name) TEST_CASE(name* doctest::skip(!test::regenerate()))
+#else
+#define SPARKSAVE_CORPUS_CASE(name) TEST_CASE(name)
+#endif
 
-            std::string text = findings_text(p.findings);
-            print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
-            std::string diff =
-                test::check_golden(dir / "golden" / (file.filename().string() + ".dump"), text);
-            CHECK_MESSAGE(diff.empty(), diff);
-            std::string json;
-            format.to_json(p.doc, json);
-            diff = test::check_golden(dir / "golden" / (file.filename().string() + ".json"), json);
-            CHECK_MESSAGE(diff.empty(), diff);
-        }
-    }
+// The folders ctest runs as corpus/<format> (tests/CMakeLists.txt) are the formats of the table.
+SPARKSAVE_CORPUS_CASE("corpus folders: testdata/<format>/valid exists exactly for the formats of "
+                      "the table") {
+    std::set<std::string> table, folders;
+    for (const FormatInfo& format : format_table()) table.emplace(format.name);
+    for (const auto& e : fs::directory_iterator(test::testdata()))
+        if (fs::is_directory(e.path() / "valid")) folders.insert(e.path().filename().string());
+    auto names = [](const std::set<std::string>& set) {
+        std::string out;
+        for (const auto& name : set) out += name + " ";
+        return out;
+    };
+    CHECK(names(table) == names(folders));
 }
 
-TEST_CASE("invalid corpus: each file reports exactly its expected findings") {
-    for (auto [name, at_least] :
-         {std::pair{"spark_save", 40}, std::pair{"text_archive", 15}, std::pair{"tess_world", 30},
-          std::pair{"gmsv", 18}, std::pair{"spark_kv", 12}}) {
-        const FormatInfo& format = corpus_format(name);
-        const fs::path dir = test::testdata() / name / "invalid";
-        auto expects = test::files_in(dir, ".expect");
-        REQUIRE(expects.size() >= static_cast<std::size_t>(at_least));
-        // Every data file has its .expect, and every .expect its data file.
-        for (const auto& file : test::files_in(dir, ""))
-            if (file.extension() != ".expect")
-                CHECK_MESSAGE(fs::exists(file.string() + ".expect"),
-                              (file.string() + " has no .expect"));
-        for (const auto& expect : expects) {
-            fs::path file = expect;
-            file.replace_extension(); // <file>.expect -> <file>
-            CAPTURE(file.filename().string());
-            REQUIRE(fs::exists(file));
-            Parsed p = parse(format, test::read_bytes(file));
-            CHECK(p.findings.has_errors());
-            CHECK(findings_text(p.findings) == test::read_bytes(expect));
-            for (const auto& f : p.findings.items()) CHECK_FALSE(f.message.empty());
+SPARKSAVE_CORPUS_CASE("corpus of each format: valid, invalid, goldens, pack(dump(x)) == x, read "
+                      "and summarize agree, every truncation and flip handled") {
+    REQUIRE(format_table().size() >= 5);
+    for (const FormatInfo& format : format_table()) {
+        const std::string format_name(format.name);
+        SUBCASE(format_name.c_str()) {
+            CAPTURE(format_name);
+            const fs::path dir = test::testdata() / format_name;
+            const Minimum minimum = corpus_minimum(format.name);
+            check_valid(format, dir, minimum.valid);
+            check_summarize(format, dir);
+            check_invalid(format, dir, minimum.invalid);
+            const std::size_t cases = check_variants(format, dir);
+            MESSAGE(format_name, ": variants checked: ", cases);
         }
     }
-}
-
-TEST_CASE("every truncation and single-byte flip of every valid file is handled cleanly") {
-    std::size_t cases = 0;
-    for (const char* name : {"spark_save", "text_archive", "tess_world", "gmsv", "spark_kv"}) {
-        const FormatInfo& format = corpus_format(name);
-        for (const auto& file : test::files_in(test::testdata() / name / "valid", "")) {
-            CAPTURE(file.filename().string());
-            const std::string bytes = test::read_bytes(file);
-            auto check = [&](std::string variant) {
-                Parsed p = parse(format, variant);
-                Summary s = format.summarize(variant);
-                CHECK(p.findings.has_errors() == s.findings.has_errors());
-                std::string text;
-                print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
-                // Notes (CLI.md "Severity") mark bytes the engine's writer would not write, which
-                // the writer does not reproduce; so does a bad_syntax warning (text the engine
-                // ignores, FORMATS.md §2.1).
-                bool writer_form = !p.findings.has_errors() && p.findings.note_count() == 0;
-                for (const auto& f : p.findings.items())
-                    if (f.code == ErrorCode::bad_syntax) writer_form = false;
-                if (writer_form) {
-                    auto written = format.write(p.doc);
-                    REQUIRE(written);
-                    CHECK(*written == variant);
-                }
-                ++cases;
-            };
-            for (std::size_t cut = 0; cut < bytes.size(); ++cut) check(bytes.substr(0, cut));
-            for (std::size_t i = 0; i < bytes.size(); ++i) {
-                for (int mask : {0x01, 0x80, 0xFF}) {
-                    std::string flipped = bytes;
-                    flipped[i] = static_cast<char>(flipped[i] ^ mask);
-                    check(std::move(flipped));
-                }
-            }
-        }
-    }
-    MESSAGE("variants checked: ", cases);
 }

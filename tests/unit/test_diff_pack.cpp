@@ -152,19 +152,7 @@ TEST_CASE("json reader: navigation and decoding") {
     CHECK(r.is_true(c));
 }
 
-TEST_CASE("pack(dump --json x) == x for the real files and the valid corpus") {
-    std::size_t n = 0;
-    for (const auto& file : test::files_in(test::testdata() / "spark_save/valid", ".spark_save")) {
-        CAPTURE(file.filename().string());
-        const std::string bytes = test::read_bytes(file);
-        auto packed = spark_save::from_json(dump_json(bytes));
-        REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
-        CHECK(packed->bytes == bytes);
-        CHECK(packed->notes.empty());
-        ++n;
-    }
-    CHECK(n >= 12);
-}
+// pack(dump --json x) == x for the valid corpus of every format: tests/corpus/test_corpus.cpp.
 
 TEST_CASE("pack(dump --json x) == x for generated saves of every version") {
     std::mt19937 rng(1129);

@@ -533,11 +533,19 @@ TEST_CASE("huge names: findings stay small and reading stays linear") {
     CHECK(names.findings.items()[0].code == ErrorCode::limit_exceeded);
 }
 
-TEST_CASE("summarize applies the same rules as read, and counts") {
+// summarize applies the same rules as read over the corpus (and a valid file writes back):
+// tests/corpus/test_corpus.cpp. Here: every finding of the corpus is at a line:column.
+TEST_CASE("the corpus's findings are at a line:column, and summarize counts") {
     for (const auto& dir : {"valid", "invalid"}) {
         for (const auto& file : test::files_in(test::testdata() / "text_archive" / dir, ".sz")) {
             CAPTURE(file.filename().string());
-            check_all(test::read_bytes(file));
+            const Parsed p = parse(test::read_bytes(file));
+            for (const auto& f : p.findings.items()) {
+                CHECK_FALSE(f.has_offset());
+                CHECK(f.line >= 1);
+                CHECK(f.column >= 1);
+                CHECK_FALSE(f.message.empty());
+            }
         }
     }
     Summary s = ta::summarize(real("pg-writer-sample.sz"));

@@ -342,20 +342,9 @@ Item chain(std::size_t levels) {
 
 } // namespace
 
-TEST_CASE("text archive pack: the corpus and its golden dumps pack back byte for byte") {
-    std::size_t n = 0;
-    for (const auto& file : test::files_in(test::testdata() / "text_archive" / "valid", ".sz")) {
-        CAPTURE(file.filename().string());
-        const std::string bytes = test::read_bytes(file);
-        CHECK(repack(bytes) == bytes);
-        // The checked-in golden JSON too: it is what users edit.
-        const auto golden =
-            test::testdata() / "text_archive" / "golden" / (file.filename().string() + ".json");
-        auto packed = ta::from_json(test::read_bytes(golden));
-        REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
-        CHECK(packed->bytes == bytes);
-        ++n;
-    }
+TEST_CASE("text archive pack: the diff files pack back byte for byte, invalid files safely") {
+    // The valid corpus and its golden dumps pack back: tests/corpus/test_corpus.cpp.
+    std::size_t n = test::files_in(test::testdata() / "text_archive" / "valid", ".sz").size();
     for (const auto& file : test::files_in(test::testdata() / "text_archive" / "diff", ".sz")) {
         CAPTURE(file.filename().string());
         const std::string bytes = test::read_bytes(file);
