@@ -5,6 +5,7 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
+#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 
@@ -45,15 +46,19 @@ SlotRole role_of(std::string_view name) {
     constexpr std::string_view ext = ".spark_save";
     SlotRole r;
     std::string_view stem = name;
-    if (stem.ends_with(".spark_save.bak")) {
+    switch (spark_save::slot_file_kind(name)) { // FORMATS.md 1.7, the one place of the rule
+    case spark_save::SlotFile::backup:
         r.kind = SlotRole::Kind::backup;
         stem.remove_suffix(4);
-    } else if (stem.ends_with(".spark_save.tmp")) {
+        break;
+    case spark_save::SlotFile::temp:
         r.kind = SlotRole::Kind::temp;
         stem.remove_suffix(4);
-    } else if (stem.ends_with(ext)) {
+        break;
+    case spark_save::SlotFile::primary:
         r.kind = SlotRole::Kind::slot;
-    } else {
+        break;
+    case spark_save::SlotFile::other:
         r.slot = std::string(name);
         return r;
     }

@@ -12,9 +12,7 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
-#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 

@@ -5,13 +5,11 @@
 namespace sparksave::spark_save {
 
 SlotFile slot_file_kind(std::string_view name) noexcept {
-    constexpr std::string_view k_ext = ".spark_save";
-    auto has_stem = [&](std::string_view suffix) {
-        return name.size() > suffix.size() && name.ends_with(suffix);
-    };
-    if (has_stem(".spark_save.bak")) return SlotFile::backup;
-    if (has_stem(".spark_save.tmp")) return SlotFile::temp;
-    if (has_stem(k_ext)) return SlotFile::primary;
+    // The slot is the stem before the suffix, even an empty one (not a valid slot name, but
+    // still a file the engine's naming made).
+    if (name.ends_with(".spark_save.bak")) return SlotFile::backup;
+    if (name.ends_with(".spark_save.tmp")) return SlotFile::temp;
+    if (name.ends_with(".spark_save")) return SlotFile::primary;
     return SlotFile::other;
 }
 
