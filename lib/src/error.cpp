@@ -7,82 +7,13 @@ namespace sparksave {
 
 std::string_view code_name(ErrorCode code) noexcept {
     switch (code) {
-    case ErrorCode::io_error:
-        return "io_error";
-    case ErrorCode::too_large:
-        return "too_large";
-    case ErrorCode::unknown_format:
-        return "unknown_format";
-    case ErrorCode::truncated:
-        return "truncated";
-    case ErrorCode::bad_magic:
-        return "bad_magic";
-    case ErrorCode::unsupported_version:
-        return "unsupported_version";
-    case ErrorCode::damaged_version:
-        return "damaged_version";
-    case ErrorCode::checksum_mismatch:
-        return "checksum_mismatch";
-    case ErrorCode::trailing_bytes:
-        return "trailing_bytes";
-    case ErrorCode::limit_exceeded:
-        return "limit_exceeded";
-    case ErrorCode::bad_metadata:
-        return "bad_metadata";
-    case ErrorCode::duplicate_component:
-        return "duplicate_component";
-    case ErrorCode::duplicate_key:
-        return "duplicate_key";
-    case ErrorCode::name_component:
-        return "name_component";
-    case ErrorCode::bad_parent:
-        return "bad_parent";
-    case ErrorCode::needs_migration:
-        return "needs_migration";
-    case ErrorCode::bad_value:
-        return "bad_value";
-    case ErrorCode::bad_json:
-        return "bad_json";
-    case ErrorCode::bad_usage:
-        return "bad_usage";
-    case ErrorCode::internal:
-        return "internal";
-    case ErrorCode::dropped_pairs:
-        return "dropped_pairs";
-    case ErrorCode::bad_syntax:
-        return "bad_syntax";
-    case ErrorCode::bad_indent:
-        return "bad_indent";
-    case ErrorCode::multiline_value:
-        return "multiline_value";
-    case ErrorCode::count_mismatch:
-        return "count_mismatch";
-    case ErrorCode::name_cut:
-        return "name_cut";
-    case ErrorCode::marker_in_value:
-        return "marker_in_value";
-    case ErrorCode::type_alias:
-        return "type_alias";
-    case ErrorCode::unknown_type:
-        return "unknown_type";
-    case ErrorCode::bad_escape:
-        return "bad_escape";
-    case ErrorCode::missing_tab:
-        return "missing_tab";
-    case ErrorCode::carriage_return:
-        return "carriage_return";
-    case ErrorCode::placeholder_token:
-        return "placeholder_token";
-    case ErrorCode::record_shape:
-        return "record_shape";
-    case ErrorCode::bad_descriptor:
-        return "bad_descriptor";
-    case ErrorCode::bad_chunk:
-        return "bad_chunk";
-    case ErrorCode::size_mismatch:
-        return "size_mismatch";
+#define SPARKSAVE_ERROR_CODE_NAME(name, meaning)                                                   \
+    case ErrorCode::name:                                                                          \
+        return #name;
+        SPARKSAVE_ERROR_CODES(SPARKSAVE_ERROR_CODE_NAME)
+#undef SPARKSAVE_ERROR_CODE_NAME
     }
-    return "internal";
+    return "unknown";
 }
 
 std::string_view severity_name(Severity severity) noexcept {

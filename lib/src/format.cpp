@@ -25,18 +25,8 @@ const FormatInfo* detect_format(std::string_view head, bool signature_only) noex
 }
 
 std::string_view format_name(FormatId id) noexcept {
-    switch (id) {
-    case FormatId::spark_save:
-        return "spark_save";
-    case FormatId::text_archive:
-        return "text_archive";
-    case FormatId::spark_kv:
-        return "spark_kv";
-    case FormatId::tess_world:
-        return "tess_world";
-    case FormatId::gmsv:
-        return "gmsv";
-    }
+    for (const auto& f : format_table())
+        if (f.id == id) return f.name;
     return "unknown";
 }
 

@@ -473,3 +473,25 @@ TEST_CASE("atomic write: a companion (a backup) goes when its write does not com
     CHECK(test::read_bytes(save) == "new");
     CHECK(dir.entries() == 2);
 }
+
+// Scripts read the codes from `verify --json`: each keeps its number and its name (append only).
+TEST_CASE("error codes are stable: numbers and names") {
+    const std::pair<int, std::string_view> k_codes[] = {
+        {0, "io_error"},         {1, "too_large"},         {2, "unknown_format"},
+        {3, "truncated"},        {4, "bad_magic"},         {5, "unsupported_version"},
+        {6, "damaged_version"},  {7, "checksum_mismatch"}, {8, "trailing_bytes"},
+        {9, "limit_exceeded"},   {10, "bad_metadata"},     {11, "duplicate_component"},
+        {12, "duplicate_key"},   {13, "name_component"},   {14, "bad_parent"},
+        {15, "needs_migration"}, {16, "bad_value"},        {17, "bad_json"},
+        {18, "bad_usage"},       {19, "internal"},         {20, "dropped_pairs"},
+        {21, "bad_syntax"},      {22, "bad_indent"},       {23, "multiline_value"},
+        {24, "count_mismatch"},  {25, "name_cut"},         {26, "marker_in_value"},
+        {27, "type_alias"},      {28, "unknown_type"},     {29, "bad_escape"},
+        {30, "missing_tab"},     {31, "carriage_return"},  {32, "placeholder_token"},
+        {33, "record_shape"},    {34, "bad_descriptor"},   {35, "bad_chunk"},
+        {36, "size_mismatch"},
+    };
+    for (const auto& [number, name] : k_codes)
+        CHECK(code_name(static_cast<ErrorCode>(number)) == name);
+    CHECK(code_name(static_cast<ErrorCode>(std::size(k_codes))) == "unknown");
+}

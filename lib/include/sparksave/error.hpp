@@ -13,47 +13,51 @@
 namespace sparksave {
 
 // Stable codes: scripts read them from `verify --json`. Append only; never renumber or rename.
+// Every error code, with what it means: the one list that the enum and code_name() are made
+// from (a code is added here only).
+#define SPARKSAVE_ERROR_CODES(X)                                                                   \
+    X(io_error, "the file could not be read or written")                                           \
+    X(too_large, "the input is larger than any save this format allows")                           \
+    X(unknown_format, "no known format recognises the content")                                    \
+    X(truncated, "the data ends inside a field")                                                   \
+    X(bad_magic, "the signature is not the format's")                                              \
+    X(unsupported_version, "a version this reader does not know")                                  \
+    X(damaged_version, "the version field was corrupted (FORMATS.md 1.5)")                         \
+    X(checksum_mismatch, "a stored checksum disagrees with the bytes")                             \
+    X(trailing_bytes, "bytes after the end of the data")                                           \
+    X(limit_exceeded, "a count or length above the format's limit")                                \
+    X(bad_metadata, "the metadata block breaks its grammar")                                       \
+    X(duplicate_component, "the same component type twice in one entity")                          \
+    X(duplicate_key, "the same key twice in one map")                                              \
+    X(name_component, "an explicit NameComponent record")                                          \
+    X(bad_parent, "a Transform parent that is not a valid entity index")                           \
+    X(needs_migration, "the current engine refuses this version")                                  \
+    X(bad_value, "a value that does not fit its type")                                             \
+    X(bad_json, "JSON that is not a valid dump")                                                   \
+    X(bad_usage, "a request the library cannot honour (bad path, bad option)")                     \
+    X(internal, "a bug: please report it")                                                         \
+    X(dropped_pairs, "custom-state pairs the engine silently drops (FORMATS.md 1.4)")              \
+    X(bad_syntax, "a text line that breaks the grammar (braces, commas, line shape)")              \
+    X(bad_indent, "text indentation that is not the nesting depth")                                \
+    X(multiline_value, "a value the writer spread over several lines (FORMATS.md 2)")              \
+    X(count_mismatch, "a declared element count that disagrees with the elements present")         \
+    X(name_cut, "a name the engine reads only up to its first " : " (FORMATS.md 2)")               \
+    X(marker_in_value, "the attribute marker __PGSA inside a value (FORMATS.md 2)")                \
+    X(type_alias, "a type name the engine accepts only as an alias of another")                    \
+    X(unknown_type, "a type name no standard reader of the engine accepts")                        \
+    X(bad_escape, "a v2 spark-kv backslash the engine keeps verbatim (FORMATS.md 3)")              \
+    X(missing_tab, "a spark-kv line without a TAB: the engine skips it (FORMATS.md 3)")            \
+    X(carriage_return, "a CR inside a spark-kv key or value (FORMATS.md 3)")                       \
+    X(placeholder_token, "an unsubstituted %N / ?N query token in a key or value (FORMATS.md 3)")  \
+    X(record_shape, "an MMO record that does not have its documented shape (FORMATS.md 3)")        \
+    X(bad_descriptor, "a bad tess field descriptor: kind, width, repeated id (FORMATS.md 4.3)")    \
+    X(bad_chunk, "a tess chunk key out of range or order, a missing chunk (FORMATS.md 4.3)")       \
+    X(size_mismatch, "declared sizes that do not add up (tess records)")
+
 enum class ErrorCode : std::uint16_t {
-    io_error,            // the file could not be read or written
-    too_large,           // the input is larger than any save this format allows
-    unknown_format,      // no known format recognises the content
-    truncated,           // the data ends inside a field
-    bad_magic,           // the signature is not the format's
-    unsupported_version, // a version this reader does not know
-    damaged_version,     // the version field was corrupted (FORMATS.md 1.5)
-    checksum_mismatch,   // a stored checksum disagrees with the bytes
-    trailing_bytes,      // bytes after the end of the data
-    limit_exceeded,      // a count or length above the format's limit
-    bad_metadata,        // the metadata block breaks its grammar
-    duplicate_component, // the same component type twice in one entity
-    duplicate_key,       // the same key twice in one map
-    name_component,      // an explicit NameComponent record
-    bad_parent,          // a Transform parent that is not a valid entity index
-    needs_migration,     // the current engine refuses this version
-    bad_value,           // a value that does not fit its type
-    bad_json,            // JSON that is not a valid dump
-    bad_usage,           // a request the library cannot honour (bad path, bad option)
-    internal,            // a bug: please report it
-    dropped_pairs,       // custom-state pairs the engine silently drops (FORMATS.md 1.4)
-    bad_syntax,          // a text line that breaks the grammar (braces, commas, line shape)
-    bad_indent,          // text indentation that is not the nesting depth
-    multiline_value,     // a value the writer spread over several lines (FORMATS.md 2)
-    count_mismatch,      // a declared element count that disagrees with the elements present
-    name_cut,            // a name the engine reads only up to its first ": " (FORMATS.md 2)
-    marker_in_value,     // the attribute marker __PGSA inside a value (FORMATS.md 2)
-    type_alias,          // a type name the engine accepts only as an alias of another
-    unknown_type,        // a type name no standard reader of the engine accepts
-    bad_escape,          // a v2 spark-kv backslash the engine keeps verbatim (FORMATS.md 3)
-    missing_tab,         // a spark-kv line without a TAB: the engine skips it (FORMATS.md 3)
-    carriage_return,     // a CR inside a spark-kv key or value (FORMATS.md 3)
-    placeholder_token,   // an unsubstituted %N / ?N query token in a key or value (FORMATS.md 3)
-    record_shape,        // an MMO record that does not have its documented shape (FORMATS.md 3)
-    bad_descriptor,      // a tess field descriptor: unknown kind, impossible width, repeated id
-                         // (FORMATS.md 4.3)
-    bad_chunk,           // a tess chunk key out of range or order, a dense archive missing chunks
-                         // (FORMATS.md 4.3)
-    size_mismatch,       // declared sizes that do not add up (a tess record area that is not whole
-                         // records)
+#define SPARKSAVE_ERROR_CODE_ENUM(name, meaning) name,
+    SPARKSAVE_ERROR_CODES(SPARKSAVE_ERROR_CODE_ENUM)
+#undef SPARKSAVE_ERROR_CODE_ENUM
 };
 
 std::string_view code_name(ErrorCode code) noexcept;
