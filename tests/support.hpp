@@ -17,6 +17,14 @@ void write_bytes(const std::filesystem::path& path, const std::string& bytes);
 // Files directly in `dir` whose name ends with `suffix`, sorted.
 std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
                                             const std::string& suffix);
+// The corpus folders of one kind (valid, invalid, tolerated, ...) of testdata/<format>/, in
+// order: the generated <kind>/ (tests/gen/*_corpus.py), the hand-written hand/<kind>/ and the
+// engines' own files, real/<kind>/ (tests/gen/corpus.py); those that exist.
+std::vector<std::filesystem::path> corpus_dirs(const std::filesystem::path& format_dir,
+                                               const std::string& kind);
+// The files of those folders whose name ends with `suffix`, each folder's sorted.
+std::vector<std::filesystem::path> corpus_files(const std::filesystem::path& format_dir,
+                                                const std::string& kind, const std::string& suffix);
 // True when SPARKSAVE_REGENERATE=1: golden tests rewrite their expected files instead of
 // comparing (review the diff like code).
 bool regenerate();

@@ -39,6 +39,27 @@ std::vector<std::filesystem::path> files_in(const std::filesystem::path& dir,
     return out;
 }
 
+std::vector<std::filesystem::path> corpus_dirs(const std::filesystem::path& format_dir,
+                                               const std::string& kind) {
+    std::vector<std::filesystem::path> out;
+    for (const char* source : {"", "hand", "real"}) {
+        const std::filesystem::path dir = format_dir / source / kind;
+        if (std::filesystem::is_directory(dir)) out.push_back(dir);
+    }
+    return out;
+}
+
+std::vector<std::filesystem::path> corpus_files(const std::filesystem::path& format_dir,
+                                                const std::string& kind,
+                                                const std::string& suffix) {
+    std::vector<std::filesystem::path> out;
+    for (const auto& dir : corpus_dirs(format_dir, kind)) {
+        auto files = files_in(dir, suffix);
+        out.insert(out.end(), files.begin(), files.end());
+    }
+    return out;
+}
+
 bool regenerate() {
     const char* v = std::getenv("SPARKSAVE_REGENERATE");
     return v && std::string(v) == "1";

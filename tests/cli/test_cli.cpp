@@ -46,7 +46,7 @@ TEST_CASE("cli cases: all in one run, to regenerate their goldens" *
 TEST_CASE("diff --json output parses back as the documented array") {
     const std::string cmd =
         std::string(SPARKSAVE_BINARY) + " diff --json " +
-        (test::testdata() / "spark_save/valid/v1-screenshotless.spark_save").string() + " " +
+        (test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save").string() + " " +
         (test::testdata() / "migrations/spark_save/v1-screenshotless.v4.spark_save").string();
     std::string out;
     FILE* pipe = ::popen(cmd.c_str(), "r");

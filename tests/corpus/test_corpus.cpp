@@ -1,5 +1,8 @@
 // Golden corpus (DESIGN.md "Tests"), one case for every format of the format table, each format
-// a subcase (a failure names the format and the file):
+// a subcase (a failure names the format and the file). Each kind of file (valid, invalid) comes
+// from three folders of testdata/<format>/, with the same checks: <kind>/ (written by
+// tests/gen/<format>_corpus.py, corpus/gen/<format> checks it reproduces them), hand/<kind>/
+// (written by hand) and real/<kind>/ (the engines' own files); test::corpus_files.
 // - testdata/<format>/valid/* parse without errors, write back byte for byte, dump to the
 //   checked-in goldens (text and JSON), and pack(dump --json x) == x, from the dump and from
 //   the golden JSON, with no notes;
@@ -31,6 +34,11 @@ Parsed parse(const FormatInfo& format, std::string bytes) {
     return format.read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{});
 }
 
+// "valid/x", "hand/invalid/y": the file within testdata/<format>/.
+std::string corpus_name(const fs::path& dir, const fs::path& file) {
+    return fs::relative(file, dir).generic_string();
+}
+
 std::string findings_text(const Findings& findings) {
     std::string out;
     for (const auto& f : findings.items()) {
@@ -59,10 +67,10 @@ Minimum corpus_minimum(std::string_view name) {
 
 // Valid files: no errors, write(read(x)) == x, the golden dumps, pack(dump --json x) == x.
 void check_valid(const FormatInfo& format, const fs::path& dir, std::size_t at_least) {
-    auto files = test::files_in(dir / "valid", "");
+    auto files = test::corpus_files(dir, "valid", "");
     REQUIRE(files.size() >= at_least);
     for (const auto& file : files) {
-        const std::string file_name = "valid/" + file.filename().string();
+        const std::string file_name = corpus_name(dir, file);
         CAPTURE(file_name);
         const std::string bytes = test::read_bytes(file);
         Parsed p = parse(format, bytes);
@@ -97,9 +105,9 @@ void check_valid(const FormatInfo& format, const fs::path& dir, std::size_t at_l
 // dumps whatever the file.
 void check_summarize(const FormatInfo& format, const fs::path& dir) {
     for (const char* kind : {"valid", "invalid"}) {
-        for (const auto& file : test::files_in(dir / kind, "")) {
+        for (const auto& file : test::corpus_files(dir, kind, "")) {
             if (file.extension() == ".expect") continue;
-            const std::string file_name = kind + ("/" + file.filename().string());
+            const std::string file_name = corpus_name(dir, file);
             CAPTURE(file_name);
             const std::string bytes = test::read_bytes(file);
             Parsed p = parse(format, bytes);
@@ -114,17 +122,17 @@ void check_summarize(const FormatInfo& format, const fs::path& dir) {
 
 // Invalid files: exactly the findings of their .expect.
 void check_invalid(const FormatInfo& format, const fs::path& dir, std::size_t at_least) {
-    auto expects = test::files_in(dir / "invalid", ".expect");
+    auto expects = test::corpus_files(dir, "invalid", ".expect");
     REQUIRE(expects.size() >= at_least);
     // Every data file has its .expect, and every .expect its data file.
-    for (const auto& file : test::files_in(dir / "invalid", ""))
+    for (const auto& file : test::corpus_files(dir, "invalid", ""))
         if (file.extension() != ".expect")
             CHECK_MESSAGE(fs::exists(file.string() + ".expect"),
                           (file.string() + " has no .expect"));
     for (const auto& expect : expects) {
         fs::path file = expect;
         file.replace_extension(); // <file>.expect -> <file>
-        const std::string file_name = "invalid/" + file.filename().string();
+        const std::string file_name = corpus_name(dir, file);
         CAPTURE(file_name);
         REQUIRE(fs::exists(file));
         Parsed p = parse(format, test::read_bytes(file));
@@ -138,8 +146,8 @@ void check_invalid(const FormatInfo& format, const fs::path& dir, std::size_t at
 // errors, the tree prints, and a variant read without error writes back byte for byte.
 std::size_t check_variants(const FormatInfo& format, const fs::path& dir) {
     std::size_t cases = 0;
-    for (const auto& file : test::files_in(dir / "valid", "")) {
-        const std::string file_name = "valid/" + file.filename().string();
+    for (const auto& file : test::corpus_files(dir, "valid", "")) {
+        const std::string file_name = corpus_name(dir, file);
         CAPTURE(file_name);
         const std::string bytes = test::read_bytes(file);
         auto check = [&](std::string variant) {
@@ -171,6 +179,18 @@ std::size_t check_variants(const FormatInfo& format, const fs::path& dir) {
         }
     }
     return cases;
+}
+
+// A file name is in one folder of its kind only: the goldens (golden/<name>.dump) and the tests
+// that name a file know it by its name.
+void check_names_unique(const fs::path& dir) {
+    for (const char* kind : {"valid", "invalid"}) {
+        std::map<std::string, std::string> seen;
+        for (const auto& file : test::corpus_files(dir, kind, "")) {
+            auto [it, inserted] = seen.emplace(file.filename().string(), corpus_name(dir, file));
+            CHECK_MESSAGE(inserted, (corpus_name(dir, file) + " has the name of " + it->second));
+        }
+    }
 }
 
 } // namespace
@@ -207,11 +227,15 @@ SPARKSAVE_CORPUS_CASE("corpus of each format: valid, invalid, goldens, pack(dump
             CAPTURE(format_name);
             const fs::path dir = test::testdata() / format_name;
             const Minimum minimum = corpus_minimum(format.name);
+            check_names_unique(dir);
             check_valid(format, dir, minimum.valid);
             check_summarize(format, dir);
             check_invalid(format, dir, minimum.invalid);
             const std::size_t cases = check_variants(format, dir);
-            MESSAGE(format_name, ": variants checked: ", cases);
+            MESSAGE(format_name, ": files checked: valid ",
+                    test::corpus_files(dir, "valid", "").size(), ", invalid ",
+                    test::corpus_files(dir, "invalid", ".expect").size(),
+                    "; variants checked: ", cases);
         }
     }
 }

@@ -350,10 +350,10 @@ def sample(*parts):
 
 SAMPLES = {
     # name in a scratch tree -> path under testdata
-    "v1-screenshotless.spark_save": ("spark_save", "valid", "v1-screenshotless.spark_save"),
+    "v1-screenshotless.spark_save": ("spark_save", "real", "valid", "v1-screenshotless.spark_save"),
     "v1-loose-metadata.spark_save": ("spark_save", "valid", "v1-loose-metadata.spark_save"),
     "v4-hierarchy.spark_save": ("spark_save", "valid", "v4-hierarchy.spark_save"),
-    "tess-canonical-v1.tessw": ("tess_world", "valid", "tess-canonical-v1.tessw"),
+    "tess-canonical-v1.tessw": ("tess_world", "real", "valid", "tess-canonical-v1.tessw"),
     "v1-sparse-states.tessw": ("tess_world", "valid", "v1-sparse-states.tessw"),
     "mmo-legacy.kv": ("spark_kv", "valid", "mmo-legacy.kv"),
     "mmo-v2.kv": ("spark_kv", "valid", "mmo-v2.kv"),

@@ -9,17 +9,19 @@ report, in order:
 No engine ships this format (FORMATS.md 5), so there are no real files: this encoder follows the
 layout of FORMATS.md 5 and seed 003 alone (BinaryWriter: little-endian; Guid.ToByteArray();
 DateTime.ToBinary(); System.Text.Json for JSON data), independently of the C++ writer.
-Deterministic: rerunning it rewrites the same bytes. Run from the repository root:
-python3 tests/gen/gmsv_corpus.py
+Deterministic: rerunning it rewrites the same bytes. Run it from anywhere: python3
+tests/gen/gmsv_corpus.py [--check] [--out DIR]; it writes through tests/gen/corpus.py, which
+removes the files of valid/ and invalid/ it no longer makes and never touches hand/ or real/
+(hand-written and engine files).
 """
 import datetime
-import os
 import struct
 import uuid
 import zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..", "testdata", "gmsv")
+import corpus
+
+CORPUS = corpus.Corpus("gmsv", ".gmsv", ("valid", "invalid"))
 
 POSITION, HEALTH, INVENTORY, STABLE_ID = 1, 2, 3, 4
 TICKS_PER_SECOND = 10_000_000
@@ -93,12 +95,6 @@ G2 = "0f8fad5b-d9cb-469f-a165-70867728950e"
 G3 = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
 
 
-def write(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-
-
 def valid_files():
     out = {}
     # v3, compact JSON as JsonSerializer.SerializeToUtf8Bytes writes it.
@@ -165,7 +161,7 @@ def invalid_files():
     cases = []
 
     def case(name, data, *lines):
-        cases.append((name, data, "".join(line + "\n" for line in lines)))
+        cases.append((name, data, list(lines)))
 
     def small():
         s = Save(3, T)
@@ -228,18 +224,12 @@ def invalid_files():
     return cases
 
 
-def main():
-    for sub in ("valid", "invalid"):
-        d = os.path.join(ROOT, sub)
-        if os.path.isdir(d):
-            for f in os.listdir(d):
-                os.remove(os.path.join(d, f))
+def generate():
     for name, data in valid_files().items():
-        write(os.path.join(ROOT, "valid", name), data)
+        CORPUS.write_file("valid", name, data)
     for name, data, expect in invalid_files():
-        write(os.path.join(ROOT, "invalid", name + ".gmsv"), data)
-        write(os.path.join(ROOT, "invalid", name + ".gmsv.expect"), expect.encode())
+        CORPUS.write("invalid", name, data, expect)
 
 
 if __name__ == "__main__":
-    main()
+    corpus.run(CORPUS, generate, description=__doc__.splitlines()[0])

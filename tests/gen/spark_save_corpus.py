@@ -5,15 +5,20 @@ with a <name>.spark_save.expect file listing the findings the reader must report
 
     <severity> <code> <offset in hex, or -> <node path, or ->
 
-This encoder is written from FORMATS.md alone, independently of the C++ writer, so a writer
-bug cannot hide behind fixtures it produced itself. Deterministic: rerunning it rewrites the
-same bytes. Run from the repository root: python3 tests/gen/spark_save_corpus.py
+This encoder is written from FORMATS.md alone, independently of the C++ writer, so a writer bug
+cannot hide behind fixtures it produced itself. The engine's own saves are checked in under
+real/valid/. Deterministic: rerunning it rewrites the same bytes. Run it from anywhere: python3
+tests/gen/spark_save_corpus.py [--check] [--out DIR]; it writes through tests/gen/corpus.py, which
+removes the files of valid/ and invalid/ it no longer makes and never touches hand/ or real/
+(hand-written and engine files).
 """
-import os
 import struct
 import zlib
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "spark_save")
+import corpus
+
+CORPUS = corpus.Corpus("spark_save", ".spark_save", ("valid", "invalid"))
+write = CORPUS.write
 
 
 def u16(n):
@@ -99,23 +104,6 @@ def transform(parent=None, order=("px", "py", "pz", "rx", "ry", "rz", "sx", "sy"
 
 HEALTH = ("HealthComponent", [("current", "80.000000"), ("max", "100.000000"), ("regen", "0")])
 TAGS = ("TagComponent", [("tags", "enemy,boss,flying")])
-
-written = []
-
-
-def write(sub, name, data, expect=None):
-    d = os.path.join(ROOT, sub)
-    os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, name + ".spark_save")
-    with open(path, "wb") as f:
-        f.write(data)
-    written.append(path)
-    if expect is not None:
-        with open(path + ".expect", "w") as f:
-            for sev, code, off, node in expect:
-                off_text = "-" if off is None else f"{off:#x}"
-                f.write(f"{sev} {code} {off_text} {node or '-'}\n")
-
 
 def valid():
     # A v4 save with a hierarchy, several component types, unordered properties.
@@ -350,6 +338,4 @@ def invalid():
 
 
 if __name__ == "__main__":
-    valid()
-    invalid()
-    print(f"wrote {len(written)} files under {os.path.normpath(ROOT)}")
+    corpus.run(CORPUS, valid, invalid, description=__doc__.splitlines()[0])

@@ -5,24 +5,22 @@ invalid corpus (one file per check of FORMATS.md 4.3), each invalid file <name>.
 
     <severity> <code> <offset in hex, or -> <node path, or ->
 
-Also copies the real files of ../shared/fixtures/real/ (tess-*.tessw) under their own names:
-tess-golden-v2 and tess-canonical-v1 into valid/, tess-bad-magic into invalid/.
+The real files of ../shared/fixtures/real/ (tess-*.tessw) are checked in, under their own names,
+in real/valid/ and real/invalid/; no generator writes them.
 
 This encoder is written from FORMATS.md section 4 alone, independently of the C++ writer, so a
 writer bug cannot hide behind fixtures it produced itself. Deterministic: rerunning it rewrites
-the same bytes. Run it from anywhere: python3 tests/gen/tess_world_corpus.py [--real DIR]
-[--prune]. It checks its inputs (the real files, the testdata directory) and builds the whole
-corpus in memory before it writes a byte; it never deletes a file it did not make unless told
-to (--prune), and then only after the new corpus is written.
+the same bytes; it builds the whole corpus in memory before it writes a byte. Run it from
+anywhere: python3 tests/gen/tess_world_corpus.py [--check] [--out DIR]; it writes through
+tests/gen/corpus.py, which removes the files of valid/ and invalid/ it no longer makes and never
+touches hand/ or real/ (hand-written and engine files).
 """
-import os
-import shutil
 import struct
 import zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..", "testdata", "tess_world")
-REAL = os.path.join(HERE, "..", "..", "..", "shared", "fixtures", "real")
+import corpus
+
+CORPUS = corpus.Corpus("tess_world", ".tessw", ("valid", "invalid"))
 
 ORTH = 0x4F525448
 HEXA = 0x48455841
@@ -118,12 +116,6 @@ class Archive:
         return data[:20] + struct.pack("<I", crc) + data[24:]
 
 
-def write(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "wb") as f:
-        f.write(data)
-
-
 def valid_files():
     out = {}
 
@@ -217,7 +209,7 @@ def invalid_files():
     cases = []
 
     def case(name, data, *lines):
-        cases.append((name, data, "".join(line + "\n" for line in lines)))
+        cases.append((name, data, list(lines)))
 
     good = base().encode()
     case("too-short", b"TESSW", "error truncated 0x0 -")
@@ -361,54 +353,12 @@ def base_v1():
     return a
 
 
-def main(argv):
-    """Builds everything in memory, checks its inputs, and only then writes; files the generator
-    did not make are listed (and removed only with --prune), never deleted before the new corpus
-    is written."""
-    import argparse
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--real", default=REAL,
-                        help="the directory of the real files (default: %(default)s)")
-    parser.add_argument("--prune", action="store_true",
-                        help="remove files of valid/ and invalid/ this generator does not make")
-    args = parser.parse_args(argv)
-
-    real_names = ("tess-golden-v2.tessw", "tess-canonical-v1.tessw", "tess-bad-magic.tessw")
-    missing = [n for n in real_names if not os.path.isfile(os.path.join(args.real, n))]
-    if missing:
-        raise SystemExit(f"tess_world_corpus.py: expected the real files {', '.join(missing)} in "
-                         f"{os.path.abspath(args.real)} (give --real DIR); nothing was written")
-    if not os.path.isdir(os.path.dirname(ROOT)):
-        raise SystemExit(f"tess_world_corpus.py: expected the directory {os.path.abspath(os.path.dirname(ROOT))} "
-                         "(run it from a checkout of the repository); nothing was written")
-
-    out = {}  # relative path -> bytes
-    for name in real_names[:2]:
-        with open(os.path.join(args.real, name), "rb") as f:
-            out[os.path.join("valid", name)] = f.read()
-    with open(os.path.join(args.real, real_names[2]), "rb") as f:
-        out[os.path.join("invalid", real_names[2])] = f.read()
-    out[os.path.join("invalid", real_names[2] + ".expect")] = b"error bad_magic 0x0 -\n"
+def generate():
     for name, data in valid_files().items():
-        out[os.path.join("valid", name)] = data
+        CORPUS.write_file("valid", name, data)
     for name, data, expect in invalid_files():
-        out[os.path.join("invalid", name + ".tessw")] = data
-        out[os.path.join("invalid", name + ".tessw.expect")] = expect.encode()
-
-    for rel, data in sorted(out.items()):
-        write(os.path.join(ROOT, rel), data)
-    for sub in ("valid", "invalid"):
-        for f in sorted(os.listdir(os.path.join(ROOT, sub))):
-            rel = os.path.join(sub, f)
-            if f == ".gitkeep" or rel in out:
-                continue
-            if args.prune:
-                os.remove(os.path.join(ROOT, rel))
-                print(f"removed {rel} (not made by this generator)")
-            else:
-                print(f"kept {rel}: not made by this generator (--prune removes it)")
+        CORPUS.write("invalid", name, data, expect)
 
 
 if __name__ == "__main__":
-    import sys
-    main(sys.argv[1:])
+    corpus.run(CORPUS, generate, description=__doc__.splitlines()[0])

@@ -7,17 +7,25 @@ report, in order:
 
     <severity> <code> <line:column> <node path, or ->
 
-The archives come from a model of the engine's own writer (PgEngine's Archive class, as
-FORMATS.md section 2 describes it: a pending `,` + LF + indentation before the next write, each
-newline of a value written that way), written from FORMATS.md alone, independently of the C++
-reader and writer, so a bug there cannot hide behind fixtures it produced itself. Expected
-positions are found by searching the generated text. Deterministic: rerunning it rewrites the
-same bytes. Run from the repository root: python3 tests/gen/text_archive_corpus.py
+The archives come from a model of the engine's own writer (PgEngine's Archive class, as FORMATS.md
+section 2 describes it: a pending `,` + LF + indentation before the next write, each newline of a
+value written that way), written from FORMATS.md alone, independently of the C++ reader and
+writer, so a bug there cannot hide behind fixtures it produced itself. Expected positions are
+found by searching the generated text. Also tolerated/ (files the engine reads as written, with
+notes and warnings) and differential/ (mutated archives with the verdict of a model of the
+engine's reader). PgEngine's own files are checked in under real/invalid/, the diff inputs under
+hand/diff/. Deterministic: rerunning it rewrites the same bytes. Run it from anywhere: python3
+tests/gen/text_archive_corpus.py [--check] [--out DIR]; it writes through tests/gen/corpus.py,
+which removes the files of valid/, invalid/, tolerated/ and differential/ it no longer makes and
+never touches hand/ or real/ (hand-written and engine files).
 """
-import os
 import struct
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..", "testdata", "text_archive")
+import corpus
+
+# differential/ holds 1,000 mutated archives and verdicts.txt (tests/unit/test_text_archive.cpp).
+CORPUS = corpus.Corpus("text_archive", ".sz", ("valid", "invalid", "tolerated", "differential"))
+write = CORPUS.write
 
 
 class Attr:
@@ -155,22 +163,6 @@ def pos(text, needle, nth=0, delta=0):
     line = data.count(b"\n", 0, at) + 1
     column = at - (data.rfind(b"\n", 0, at) + 1) + 1
     return f"{line}:{column}"
-
-
-written = []
-
-
-def write(sub, name, text, expect=None):
-    d = os.path.join(ROOT, sub)
-    os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, name + ".sz")
-    with open(path, "wb") as f:
-        f.write(text.encode("utf-8", "surrogateescape"))
-    written.append(path)
-    if expect is not None:
-        with open(path + ".expect", "w") as f:
-            for sev, code, where, node in expect:
-                f.write(f"{sev} {code} {where} {node or '-'}\n")
 
 
 def valid():
@@ -737,10 +729,6 @@ def engine_reads_archive(text, entries):
 def differential():
     import random
     rng = random.Random(20261201)
-    d = os.path.join(ROOT, "differential")
-    os.makedirs(d, exist_ok=True)
-    for f in os.listdir(d):
-        os.remove(os.path.join(d, f))
     serial = [0]
 
     def name():
@@ -821,17 +809,10 @@ def differential():
             mutated, second = mutate(mutated)
             what += ", " + second
         exact = engine_reads_archive(mutated, entries)
-        fname = f"{n:04d}.sz"
-        with open(os.path.join(d, fname), "wb") as f:
-            f.write(mutated.encode("utf-8"))
-        written.append(fname)
+        fname = write("differential", f"{n:04d}", mutated).split("/")[-1]
         verdicts.append(f"{fname} {'exact' if exact else 'misread'} {what}")
-    with open(os.path.join(d, "verdicts.txt"), "w") as f:
-        f.write("\n".join(verdicts) + "\n")
+    CORPUS.write_file("differential", "verdicts.txt", "\n".join(verdicts) + "\n")
 
 
 if __name__ == "__main__":
-    valid()
-    invalid()
-    differential()
-    print(f"wrote {len(written)} files under {os.path.normpath(ROOT)}")
+    corpus.run(CORPUS, valid, invalid, differential, description=__doc__.splitlines()[0])

@@ -270,7 +270,7 @@ TEST_CASE("diff: entities added and removed, duplicate names matched in order") 
 TEST_CASE(
     "diff across versions: a v1 save and its migrated v4 differ by exactly what migration adds") {
     const std::string v1 =
-        test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save");
     auto migrated = migrate(parse(v1).doc, 4);
     REQUIRE(migrated);
     auto lines = diff_lines(v1, migrated->bytes);
@@ -439,7 +439,7 @@ TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and re
     for (const FormatInfo& format : format_table()) {
         std::size_t partial_here = 0;
         for (const char* dir : {"valid", "invalid"}) {
-            for (const auto& path : test::files_in(test::testdata() / format.name / dir, "")) {
+            for (const auto& path : test::corpus_files(test::testdata() / format.name, dir, "")) {
                 if (path.extension() == ".expect") continue;
                 CAPTURE(path.string());
                 auto source = std::make_shared<const Source>(test::read_bytes(path));

@@ -75,7 +75,7 @@ TEST_CASE("each format's migration chain is contiguous up to its current version
 
 TEST_CASE("the real v1 file migrates to v4 exactly as FORMATS.md 1.6 says") {
     const std::string input =
-        test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save");
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save");
     auto in = parse(input);
     auto m = migrate(in.doc, 4);
     REQUIRE_MESSAGE(m, (m ? "" : m.error().describe()));
@@ -111,7 +111,7 @@ TEST_CASE("the real v1 file migrates to v4 exactly as FORMATS.md 1.6 says") {
 
 TEST_CASE("the real v2 file keeps its screenshot path") {
     auto in = parse(test::read_bytes(
-        test::testdata() / "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
+        test::testdata() / "spark_save/real/valid/v2-screenshot-without-hierarchy.spark_save"));
     auto m = migrate(in.doc, 4);
     REQUIRE(m);
     CHECK(m->steps.size() == 2);
@@ -130,7 +130,7 @@ TEST_CASE("the real v2 file keeps its screenshot path") {
 
 TEST_CASE("the real v3 file becomes v4 with identical payload bytes plus the trailer") {
     const std::string input =
-        test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save");
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v3-fps-profile.spark_save");
     auto m = migrate(parse(input).doc, 4);
     REQUIRE(m);
     const std::string& b = m->bytes;
@@ -146,8 +146,8 @@ TEST_CASE("the real v3 file becomes v4 with identical payload bytes plus the tra
 }
 
 TEST_CASE("migrating is idempotent: a v4 file needs no step, twice equals once") {
-    auto in =
-        parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
+    auto in = parse(
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save"));
     auto once = migrate(in.doc, 4);
     REQUIRE(once);
     auto again = parse(once->bytes);
@@ -226,7 +226,8 @@ TEST_CASE("generated saves of every version migrate to valid v4 files that keep 
 
 TEST_CASE("migrating part by part gives the bytes and notes of migrating the whole tree") {
     std::vector<std::string> inputs;
-    for (const auto& file : test::files_in(test::testdata() / "spark_save/valid", ".spark_save"))
+    for (const auto& file :
+         test::corpus_files(test::testdata() / "spark_save", "valid", ".spark_save"))
         inputs.push_back(test::read_bytes(file));
     std::mt19937 rng(7);
     for (std::uint32_t version = 1; version <= 3; ++version)

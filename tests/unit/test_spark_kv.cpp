@@ -223,7 +223,8 @@ TEST_CASE("detection never takes another format's test file, and finds every spa
     }
     CHECK(others > 50);
     CHECK(ours >= 30);
-    for (const char* name : {"invalid/pg-writer-sample.sz", "invalid/pg-writer-edge-cases.sz"}) {
+    for (const char* name :
+         {"real/invalid/pg-writer-sample.sz", "real/invalid/pg-writer-edge-cases.sz"}) {
         const std::string bytes = test::read_bytes(test::testdata() / "text_archive" / name);
         REQUIRE(detect_format(bytes.substr(0, k_detect_bytes)));
         CHECK(detect_format(bytes.substr(0, k_detect_bytes))->id == FormatId::text_archive);
@@ -596,7 +597,7 @@ TEST_CASE(
 TEST_CASE("pack(dump --json x) == x and write(read(x)) == x for the corpus and generated stores") {
     std::size_t n = 0;
     for (const char* dir : {"valid", "invalid"}) {
-        for (const auto& file : test::files_in(test::testdata() / "spark_kv" / dir, ".kv")) {
+        for (const auto& file : test::corpus_files(test::testdata() / "spark_kv", dir, ".kv")) {
             CAPTURE(file.filename().string());
             check_all(test::read_bytes(file));
             ++n;

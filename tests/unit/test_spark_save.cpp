@@ -79,8 +79,8 @@ std::string with_crc(std::string s) {
 } // namespace
 
 TEST_CASE("real v1 file: every field as FORMATS.md describes it") {
-    auto p =
-        parse(test::read_bytes(test::testdata() / "spark_save/valid/v1-screenshotless.spark_save"));
+    auto p = parse(
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save"));
     CHECK_FALSE(p.findings.has_errors());
     REQUIRE(p.findings.items().size() == 1);
     CHECK(p.findings.items()[0].code == ErrorCode::needs_migration);
@@ -106,8 +106,8 @@ TEST_CASE("real v1 file: every field as FORMATS.md describes it") {
 }
 
 TEST_CASE("real v2 file: the screenshot path, no parent") {
-    auto p = parse(test::read_bytes(test::testdata() /
-                                    "spark_save/valid/v2-screenshot-without-hierarchy.spark_save"));
+    auto p = parse(test::read_bytes(
+        test::testdata() / "spark_save/real/valid/v2-screenshot-without-hierarchy.spark_save"));
     CHECK_FALSE(p.findings.has_errors());
     CHECK(p.doc.version() == 2);
     CHECK(value_at(p.doc, "metadata.screenshotPath") == "Screenshots/legacy.png");
@@ -116,8 +116,8 @@ TEST_CASE("real v2 file: the screenshot path, no parent") {
 }
 
 TEST_CASE("real v3 file: eleven fps.profile keys, empty strings, no warnings") {
-    auto p =
-        parse(test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save"));
+    auto p = parse(
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v3-fps-profile.spark_save"));
     CHECK(p.findings.items().empty());
     CHECK(p.doc.version() == 3);
     CHECK(value_at(p.doc, "metadata.playerClass").empty());
@@ -256,7 +256,8 @@ TEST_CASE("v1 limits: names of 4096 bytes pass, 4097 warn (the v1-era cap); v3 t
 
 TEST_CASE("damaged version detection needs the whole CRC to match") {
     // A real v3 file with a last-four-bytes value that happens not to be a CRC: parsed as v3.
-    auto v3 = test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save");
+    auto v3 =
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v3-fps-profile.spark_save");
     CHECK(parse(v3).findings.items().empty());
     // The same payload written as v4, then its version field damaged to 3.
     std::string as4 = v3;
@@ -297,8 +298,8 @@ TEST_CASE("generated saves of every version parse without errors and round-trip 
 }
 
 TEST_CASE("the writer refuses what the format cannot hold, naming the node") {
-    auto p =
-        parse(test::read_bytes(test::testdata() / "spark_save/valid/v3-fps-profile.spark_save"));
+    auto p = parse(
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v3-fps-profile.spark_save"));
     Document& doc = p.doc;
     NodeId cs = doc.child(doc.root(), "customState");
     doc.append(cs, NodeKind::scalar, doc.text("big"), doc.text(std::string(70000, 'x')), {},
@@ -752,7 +753,7 @@ TEST_CASE("Transform parent is read with std::from_chars") {
 TEST_CASE("the engine verdict over the corpus: only shifted metadata loads among invalid files") {
     for (const char* dir : {"valid", "invalid"}) {
         for (const auto& file :
-             test::files_in(test::testdata() / "spark_save" / dir, ".spark_save")) {
+             test::corpus_files(test::testdata() / "spark_save", dir, ".spark_save")) {
             CAPTURE(file.filename().string());
             const std::string bytes = test::read_bytes(file);
             const Summary s = ss::summarize(bytes);

@@ -35,8 +35,12 @@ Parsed parse(std::string bytes, bool salvage = true) {
     return tess_world::read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{salvage});
 }
 
+// A valid file of the corpus (generated, or the engine's own in real/valid/) by its name.
 std::string real(const char* name) {
-    return test::read_bytes(test::testdata() / "tess_world/valid" / name);
+    for (const auto& dir : test::corpus_dirs(test::testdata() / "tess_world", "valid"))
+        if (std::filesystem::exists(dir / name)) return test::read_bytes(dir / name);
+    FAIL("missing fixture ", name);
+    return {};
 }
 
 // "error bad_chunk chunks[1].key" lines joined by " | ".

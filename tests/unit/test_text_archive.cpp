@@ -29,10 +29,11 @@ Parsed parse(std::string bytes) {
     return ta::read(std::make_shared<const Source>(std::move(bytes)));
 }
 
+// A file of the corpus (generated, hand-written or the engine's own) by its name.
 std::string real(const char* name) {
-    for (const char* dir : {"valid", "invalid"}) {
-        auto p = test::testdata() / "text_archive" / dir / name;
-        if (std::filesystem::exists(p)) return test::read_bytes(p);
+    for (const char* kind : {"valid", "invalid"}) {
+        for (const auto& dir : test::corpus_dirs(test::testdata() / "text_archive", kind))
+            if (std::filesystem::exists(dir / name)) return test::read_bytes(dir / name);
     }
     FAIL("missing fixture ", name);
     return {};
@@ -537,7 +538,7 @@ TEST_CASE("huge names: findings stay small and reading stays linear") {
 // tests/corpus/test_corpus.cpp. Here: every finding of the corpus is at a line:column.
 TEST_CASE("the corpus's findings are at a line:column, and summarize counts") {
     for (const auto& dir : {"valid", "invalid"}) {
-        for (const auto& file : test::files_in(test::testdata() / "text_archive" / dir, ".sz")) {
+        for (const auto& file : test::corpus_files(test::testdata() / "text_archive", dir, ".sz")) {
             CAPTURE(file.filename().string());
             const Parsed p = parse(test::read_bytes(file));
             for (const auto& f : p.findings.items()) {
@@ -655,9 +656,8 @@ TEST_CASE("the writer refuses what the grammar cannot hold, naming the node") {
 TEST_CASE("tolerated corpus: the engine reads each file as it says, with notes and warnings only") {
     // testdata/text_archive/tolerated/<file> with <file>.expect, as
     // tests/gen/text_archive_corpus.py writes them (FORMATS.md §2.1 "tolerates"): what the writer
-    // would not write, read as written.
-    const auto dir = test::testdata() / "text_archive" / "tolerated";
-    auto expects = test::files_in(dir, ".expect");
+    // would not write, read as written; and those of hand/tolerated/ and real/tolerated/.
+    auto expects = test::corpus_files(test::testdata() / "text_archive", "tolerated", ".expect");
     REQUIRE(expects.size() >= 20);
     for (const auto& expect : expects) {
         auto file = expect;

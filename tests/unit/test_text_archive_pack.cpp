@@ -344,8 +344,8 @@ Item chain(std::size_t levels) {
 
 TEST_CASE("text archive pack: the diff files pack back byte for byte, invalid files safely") {
     // The valid corpus and its golden dumps pack back: tests/corpus/test_corpus.cpp.
-    std::size_t n = test::files_in(test::testdata() / "text_archive" / "valid", ".sz").size();
-    for (const auto& file : test::files_in(test::testdata() / "text_archive" / "diff", ".sz")) {
+    std::size_t n = test::corpus_files(test::testdata() / "text_archive", "valid", ".sz").size();
+    for (const auto& file : test::corpus_files(test::testdata() / "text_archive", "diff", ".sz")) {
         CAPTURE(file.filename().string());
         const std::string bytes = test::read_bytes(file);
         CHECK_FALSE(parse(bytes).findings.has_errors());
@@ -355,7 +355,8 @@ TEST_CASE("text archive pack: the diff files pack back byte for byte, invalid fi
     CHECK(n >= 15);
     // Invalid files are not promised a round trip, but packing their dump never crashes, and
     // a file read with a wrong version line (only that error) comes back as it was.
-    for (const auto& file : test::files_in(test::testdata() / "text_archive" / "invalid", ".sz")) {
+    for (const auto& file :
+         test::corpus_files(test::testdata() / "text_archive", "invalid", ".sz")) {
         CAPTURE(file.filename().string());
         const std::string bytes = test::read_bytes(file);
         Parsed p = parse(bytes);
@@ -373,7 +374,7 @@ TEST_CASE("text archive pack: the diff files pack back byte for byte, invalid fi
 
 TEST_CASE("text archive pack: every truncation and byte flip that reads cleanly packs back") {
     std::size_t checked = 0;
-    for (const auto& file : test::files_in(test::testdata() / "text_archive" / "valid", ".sz")) {
+    for (const auto& file : test::corpus_files(test::testdata() / "text_archive", "valid", ".sz")) {
         CAPTURE(file.filename().string());
         const std::string bytes = test::read_bytes(file);
         auto check = [&](const std::string& variant) {
@@ -798,7 +799,7 @@ TEST_CASE("text archive diff: another format is refused") {
 #include <sys/wait.h>
 
 TEST_CASE("text archive diff --json parses back, with the type and class name changes") {
-    const auto dir = test::testdata() / "text_archive" / "diff";
+    const auto dir = test::testdata() / "text_archive" / "hand" / "diff";
     const std::string cmd = std::string(SPARKSAVE_BINARY) + " diff --json " +
                             (dir / "system-before.sz").string() + " " +
                             (dir / "system-after.sz").string();
