@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include "sparksave/file_io.hpp"
+#include "sparksave/version.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -16,10 +17,6 @@
 #include <string>
 #include <string_view>
 #include <thread>
-
-#ifndef SPARKSAVE_VERSION
-#define SPARKSAVE_VERSION "unknown"
-#endif
 
 using namespace sparksave::app;
 

@@ -13,6 +13,8 @@
 // back into bytes (pack).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 
 #include <cstdint>

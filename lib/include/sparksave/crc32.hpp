@@ -3,6 +3,8 @@
 // 0xCBF43926).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <cstdint>
 #include <string_view>
 

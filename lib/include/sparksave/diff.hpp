@@ -7,6 +7,8 @@
 // tess tile as chunks[name=<key>].fields[<field>][<tile>].
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"

@@ -10,6 +10,8 @@
 // What each format puts in the tree is documented in that format's spec.hpp.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>

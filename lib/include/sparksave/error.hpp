@@ -3,6 +3,8 @@
 // Parsing hostile input is expected, not exceptional: readers return these, never throw.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -3,6 +3,8 @@
 // direction overrides and invalid UTF-8 become visible escapes (`\x1b`, `\n`, `\xff`, `\u{202e}`).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <string>
 #include <string_view>
 

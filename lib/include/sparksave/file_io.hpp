@@ -3,6 +3,8 @@
 // into place. On any failure the target is untouched and no temporary file is left behind.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 

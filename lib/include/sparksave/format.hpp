@@ -3,6 +3,8 @@
 // Detection is by content (magic bytes / first line), never by file name (CLI.md).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 

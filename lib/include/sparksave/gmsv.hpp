@@ -3,6 +3,8 @@
 // formats/gmsv/spec.hpp.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"

@@ -3,6 +3,8 @@
 // directory's files; the walk's rules are in sparksave(1), DIRECTORY WALKS).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/file_io.hpp"

@@ -3,6 +3,8 @@
 // migrations/, one file each, listed in order in migrations/registry.cpp.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/input.hpp"

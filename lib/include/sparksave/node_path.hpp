@@ -9,6 +9,8 @@
 //   entities[*].Transform.**            patterns (--ignore): * one step, ** any number of steps
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 

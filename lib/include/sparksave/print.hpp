@@ -2,6 +2,8 @@
 // (`dump --select --json`). Every byte taken from the file goes through escape.hpp.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 
 #include <cstdint>

@@ -4,6 +4,8 @@
 // formats/spark_kv/spec.hpp.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"

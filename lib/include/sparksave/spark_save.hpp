@@ -2,6 +2,8 @@
 // The tree these functions build and take is documented in formats/spark_save/spec.hpp.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
