@@ -579,7 +579,7 @@ TEST_CASE(
              {R"({"version": 2, "records": [], "finalNewline": 0})", "finalNewline",
               "expected true or false"},
              {R"({"version": 2, "records": [], "version": 2})", "version",
-              "this member appears twice"},
+              "expected each member once"},
              {R"({"version": 2, "records": [], "extra": 1})", "extra", "unknown member \"extra\""},
          }) {
         CAPTURE(c.json);
