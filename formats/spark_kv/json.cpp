@@ -191,7 +191,7 @@ class TreeFromJson {
             if (has[0] || has[1] || has[2])
                 return r_.error_at(
                     e, path, "expected either {\"line\"} or {\"key\", \"value\"}, found both");
-            if (auto r = text(m[3], path + ".line", a_); !r) return r;
+            if (auto r = text(m[3], path, "line", a_); !r) return r;
             if (std::string misfit = no_tab_misfit(a_, first); !misfit.empty())
                 return r_.error_at(m[3], path + ".line", std::move(misfit));
             const NodeId id = b_.open(NodeKind::object, {});
@@ -206,11 +206,11 @@ class TreeFromJson {
             return r_.error_at(
                 e, path,
                 fmt::format("expected a member \"{}\", found none", has[0] ? "value" : "key"));
-        if (auto r = text(m[0], path + ".key", a_); !r) return r;
-        if (auto r = text(m[1], path + ".value", b_text_); !r) return r;
+        if (auto r = text(m[0], path, "key", a_); !r) return r;
+        if (auto r = text(m[1], path, "value", b_text_); !r) return r;
         Span span;
         if (has[2]) {
-            if (auto r = text(m[2], path + ".raw", c_); !r) return r;
+            if (auto r = text(m[2], path, "raw", c_); !r) return r;
             if (line_says(c_, a_, b_text_, version_)) {
                 span = Span{static_cast<std::uint32_t>(raws_.size()),
                             static_cast<std::uint32_t>(c_.size())};
@@ -233,11 +233,12 @@ class TreeFromJson {
     }
 
     // A byte string, and room for it: the store holds every text given at least once.
-    Result<void> text(const Value& v, const std::string& path, std::string& out) {
-        if (auto r = r_.bytes(v, path, out); !r) return r;
+    Result<void> text(const Value& v, const std::string& path, std::string_view member,
+                      std::string& out) {
+        if (auto r = r_.bytes(v, path, member, out); !r) return r;
         text_bytes_ += out.size();
         if (text_bytes_ > k_max_file_size)
-            return r_.error_at(v, path,
+            return r_.error_at(v, path + "." + std::string(member),
                                fmt::format("expected a store of at most {} bytes (64 MiB, "
                                            "sparksave's limit for spark-kv stores), found more",
                                            k_max_file_size));

@@ -353,9 +353,7 @@ class TreeFromJson {
         // Decoding never grows the text, and no byte takes more than 6 characters of JSON
         // (\u00XX): refuse what cannot fit before allocating for it.
         if (v.end - v.begin > 6 * k_max_file_size + 16) return too_large(v, member);
-        std::string path = path_;
-        append_path_name(path, member);
-        if (auto r = r_.bytes(v, path, out); !r) return r;
+        if (auto r = r_.bytes(v, path_, member, out); !r) return r;
         if (out.find('\n') != std::string::npos)
             return fail(v, member,
                         fmt::format("expected one line, found a line feed in {}: every line of "

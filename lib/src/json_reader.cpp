@@ -150,6 +150,12 @@ Result<void> Reader::take(const Value& object, const std::string& path,
     return {};
 }
 
+std::string Reader::member_path(std::string_view path, std::string_view member) {
+    std::string p(path);
+    append_path_name(p, member);
+    return p;
+}
+
 Result<void> Reader::bytes(const Value& v, const std::string& path, std::string& out) const {
     out.clear();
     if (v.kind == Kind::string) {

@@ -107,10 +107,22 @@ class Reader {
     // that each byte string has one spelling). Anything else is refused: at `path` (the JSON path
     // of `v`), or at `path`.base64 for the base64 text.
     Result<void> bytes(const Value& v, const std::string& path, std::string& out) const;
+    // The same for the member `member` of the object at `path`, whose path is built only for an
+    // error (a dump has millions of strings).
+    Result<void> bytes(const Value& v, std::string_view path, std::string_view member,
+                       std::string& out) const {
+        if (v.kind == Kind::string) {
+            out.clear();
+            decode(v, out);
+            return {};
+        }
+        return bytes(v, member_path(path, member), out);
+    }
 
     std::string_view text() const noexcept { return text_; }
 
   private:
+    static std::string member_path(std::string_view path, std::string_view member);
     std::size_t skip_space(std::size_t at) const noexcept {
         while (at < text_.size() &&
                (text_[at] == ' ' || text_[at] == '\n' || text_[at] == '\t' || text_[at] == '\r'))
