@@ -4,6 +4,10 @@
 
 #include "spec.hpp"
 
+#include "sparksave/escape.hpp"
+
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -89,6 +93,28 @@ inline std::string_view legacy_misfit(std::string_view key, std::string_view val
     if (value.find('\n') != std::string_view::npos) return "a line feed in the value";
     return {};
 }
+
+// What a line without a TAB cannot hold (FORMATS.md 3): a TAB or a line feed (it would read
+// back as a record, or as two lines) and, as the first line of a legacy store, the v2 marker
+// (the store would read back as v2). Empty when `text` fits, else the message.
+inline std::string no_tab_misfit(std::string_view text, bool first_line) {
+    if (text.find('\t') != std::string_view::npos || text.find('\n') != std::string_view::npos) {
+        std::string m = "expected a line without a TAB to hold no TAB and no line feed, found ";
+        append_display(m, text.substr(0, 48), true);
+        if (text.size() > 48) m += "...";
+        return m;
+    }
+    if (first_line && text == k_marker)
+        return fmt::format("expected a legacy store not to start with the marker line {} (it "
+                           "would read back as v2), found it",
+                           display(k_marker, true));
+    return {};
+}
+
+// An empty last line without its LF would be no line at all (FORMATS.md 3).
+inline constexpr std::string_view k_empty_last_line =
+    "expected the last line to end with a line feed: an empty last line without one is no line "
+    "at all";
 
 // Appends a record line (without its LF) as the writer of `version` writes it. The caller has
 // checked legacy_misfit() for a legacy store.

@@ -46,9 +46,7 @@ class Writer {
         if (doc_.node(doc_.root()).flags & k_flag_no_final_newline) {
             // Without its LF, an empty last line would be no line at all.
             if (index > 0 && last_empty)
-                return fail(index_path(index - 1),
-                            "expected the last line to end with a line feed: an empty last "
-                            "line without one is no line at all");
+                return fail(index_path(index - 1), std::string(k_empty_last_line));
         } else if (any_line) {
             out_ += '\n';
         }
@@ -62,17 +60,8 @@ class Writer {
             const NodeId text_node = doc_.child(node, k_text);
             const std::string_view text =
                 text_node == k_no_node ? std::string_view{} : doc_.value(text_node);
-            if (text.find('\t') != std::string_view::npos ||
-                text.find('\n') != std::string_view::npos)
-                return fail(index_path(index), "expected a line without a TAB to hold no TAB and "
-                                               "no line feed, found " +
-                                                   excerpt(text));
-            // A legacy store starting with the marker line would read back as v2.
-            if (first && text == k_marker)
-                return fail(index_path(index),
-                            fmt::format("expected a legacy store not to start with the marker "
-                                        "line {}, found it",
-                                        display(k_marker, true)));
+            if (std::string misfit = no_tab_misfit(text, first); !misfit.empty())
+                return fail(index_path(index), std::move(misfit));
             out_ += text;
             return {};
         }
@@ -98,11 +87,6 @@ class Writer {
         }
         append_line(out_, key, value, version_);
         return {};
-    }
-
-    static std::string excerpt(std::string_view text) {
-        if (text.size() <= 48) return display(text, true);
-        return display(text.substr(0, 48), true) + "...";
     }
 
     static std::string index_path(std::uint64_t index) {

@@ -190,4 +190,36 @@ inline constexpr std::size_t k_max_name_bytes = 64u << 10;
 // written with a name that is empty (`: __PGSA ...`), not without one.
 inline constexpr std::uint8_t k_flag_empty_name = 0x80;
 
+// What a line cannot hold (FORMATS.md 2): text the reader would read back as something else,
+// by the way it tells line shapes apart (above). Each returns why, or nothing when the text can
+// be written. A line feed is refused everywhere apart from these (every line ends at LF and
+// there is no escaping). `pack` refuses such text; the engine's own files never hold it.
+inline std::string_view name_problem(std::string_view name, bool attribute) noexcept {
+    if (name.starts_with('\t'))
+        return "a name starting with a TAB (the reader takes it for indentation)";
+    if (attribute && name.starts_with(k_attribute_prefix))
+        return "an attribute name starting with `__PGSA ` (the reader takes the line for an "
+               "unnamed attribute)";
+    if (attribute && name.find(k_named_attribute) != std::string_view::npos)
+        return "an attribute name holding `: __PGSA ` (the reader ends the name at the first one)";
+    if (!attribute && name.find(k_name_separator) != std::string_view::npos)
+        return "a class's name holding \": \" (the reader splits a class line at its first \": \")";
+    return {};
+}
+// A type name: the value starts at the first `{` after `__PGSA `.
+inline std::string_view type_problem(std::string_view type) noexcept {
+    if (type.find('{') != std::string_view::npos)
+        return "a type name with `{` (the value starts at the first `{`)";
+    return {};
+}
+// A class name (`named`: the class has a name before it).
+inline std::string_view class_problem(std::string_view class_name, bool named) noexcept {
+    if (class_name.find(k_name_separator) != std::string_view::npos)
+        return "a class name with \": \" (the reader splits a class line at its first \": \")";
+    if (!named && class_name.starts_with('\t'))
+        return "an unnamed class's class name starting with a TAB (the reader takes it for "
+               "indentation)";
+    return {};
+}
+
 } // namespace sparksave::text_archive

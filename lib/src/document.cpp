@@ -31,6 +31,11 @@ Str Document::ref(std::string_view in_source) const noexcept {
                static_cast<std::uint32_t>(in_source.size())};
 }
 
+void Document::set_source(std::shared_ptr<const Source> source) {
+    source_ = std::move(source);
+    source_view_ = source_ ? source_->view() : std::string_view{};
+}
+
 Str Document::text(std::string_view any) {
     if (any.empty()) return {};
     auto src = source_bytes();

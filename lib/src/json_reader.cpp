@@ -2,6 +2,8 @@
 #include "sparksave/json_reader.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/json_out.hpp"
+#include "sparksave/node_path.hpp"
 
 #include <fmt/format.h>
 
@@ -64,34 +66,10 @@ Result<void> Reader::dump_members(const Value& root, std::string_view format,
         return error_at(root, "",
                         "expected an object (the output of `sparksave dump --json`), found " +
                             std::string(kind_name(root.kind)));
-    std::optional<Error> problem;
-    members(root, [&](std::string_view key, const Value& v) {
-        if (key == "complete") {
-            if (auto r = check_complete(v); !r) {
-                problem = r.error();
-                return false;
-            }
-            return true;
-        }
-        for (std::size_t i = 0; i < names.size(); ++i) {
-            if (names[i] != key) continue;
-            if (present[i]) {
-                problem = error_at(v, std::string(key), "this member appears twice");
-                return false;
-            }
-            values[i] = v;
-            present[i] = true;
-            return true;
-        }
-        std::string list;
-        for (std::string_view n : names) list += (list.empty() ? "" : ", ") + std::string(n);
-        problem = error_at(v, display(key),
-                           "unknown member " + display(key, true) + " (a " + std::string(format) +
-                               " dump has " + list + ")");
-        return false;
-    });
-    if (problem) return *problem;
-    return {};
+    std::string about = "a " + std::string(format) + " dump has ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+        about += (i == 0 ? "" : ", ") + std::string(names[i]);
+    return take(root, "", names, values, present, about, true);
 }
 
 Result<void> Reader::check_complete(const Value& complete) const {
@@ -109,30 +87,120 @@ Result<void> Reader::check_complete(const Value& complete) const {
     return {};
 }
 
+Result<void> Reader::take_members(const Value& object, const std::string& path,
+                                  std::span<const std::string_view> names, std::span<Value> values,
+                                  std::span<bool> present, std::string_view expected) const {
+    return take(object, path, names, values, present,
+                expected.empty() ? std::string() : "expected " + std::string(expected), false);
+}
+
 Result<void> Reader::only_members(const Value& object, const std::string& path,
                                   std::initializer_list<std::string_view> allowed) const {
+    constexpr std::size_t k_most = 16;
+    std::array<Value, k_most> values;
+    std::array<bool, k_most> present{};
+    const std::size_t n = std::min(allowed.size(), k_most);
+    return take(object, path, std::span(allowed.begin(), n), std::span(values.data(), n),
+                std::span(present.data(), n), {}, false);
+}
+
+Result<void> Reader::take(const Value& object, const std::string& path,
+                          std::span<const std::string_view> names, std::span<Value> values,
+                          std::span<bool> present, std::string_view about, bool complete) const {
     std::optional<Error> problem;
-    std::vector<std::string> seen;
+    auto member_path = [&](std::string_view key) {
+        std::string p = path;
+        // A key of any length names the path only when it is short enough to read.
+        if (key.size() <= 256) append_path_name(p, key);
+        return p;
+    };
+    auto shown_key = [](std::string_view key) {
+        return key.size() <= 48 ? display(key, true) : display(key.substr(0, 48), true) + "...";
+    };
     members(object, [&](std::string_view key, const Value& v) {
-        std::string names;
-        bool known = false;
-        for (std::string_view a : allowed) {
-            names += (names.empty() ? "" : ", ") + std::string(a);
-            known |= a == key;
+        if (complete && key == "complete") {
+            if (auto r = check_complete(v); !r) {
+                problem = r.error();
+                return false;
+            }
+            return true;
         }
-        if (!known) {
-            problem = error_at(
-                v, path, "unknown member " + display(key, true) + " (expected " + names + ")");
-            return false;
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (names[i] != key) continue;
+            if (present[i]) {
+                problem = error_at(v, member_path(key),
+                                   "expected each member once, found " + shown_key(key) + " again");
+                return false;
+            }
+            values[i] = v;
+            present[i] = true;
+            return true;
         }
-        if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
-            problem = error_at(v, path, "the member " + display(key, true) + " appears twice");
-            return false;
+        std::string list(about);
+        if (list.empty()) {
+            list = "expected ";
+            for (std::size_t i = 0; i < names.size(); ++i)
+                list += (i == 0 ? "" : ", ") + std::string(names[i]);
         }
-        seen.emplace_back(key);
-        return true;
+        problem =
+            error_at(v, member_path(key), "unknown member " + shown_key(key) + " (" + list + ")");
+        return false;
     });
     if (problem) return *problem;
+    return {};
+}
+
+std::string Reader::member_path(std::string_view path, std::string_view member) {
+    std::string p(path);
+    append_path_name(p, member);
+    return p;
+}
+
+Result<void> Reader::bytes(const Value& v, const std::string& path, std::string& out) const {
+    out.clear();
+    if (v.kind == Kind::string) {
+        decode(v, out);
+        return {};
+    }
+    auto shown = [&](const Value& x) {
+        if (x.kind == Kind::object || x.kind == Kind::array) return std::string(kind_name(x.kind));
+        const std::string_view t = raw(x);
+        return t.size() <= 48 ? display(t) : display(t.substr(0, 48)) + "...";
+    };
+    constexpr std::string_view k_expected = "expected a string or {\"base64\": \"...\"}";
+    if (v.kind != Kind::object)
+        return error_at(v, path, fmt::format("{}, found {}", k_expected, shown(v)));
+    Value b64;
+    std::size_t count = 0;
+    std::string other;
+    members(v, [&](std::string_view key, const Value& m) {
+        ++count;
+        if (key == "base64" && count == 1) {
+            b64 = m;
+            return true;
+        }
+        if (key != "base64" && other.empty()) other = display(key.substr(0, 64), true);
+        return true;
+    });
+    if (count != 1 || !other.empty())
+        return error_at(v, path,
+                        fmt::format("{}, found an object with {}", k_expected,
+                                    count == 0      ? std::string("no member")
+                                    : other.empty() ? std::string("\"base64\" twice")
+                                                    : "the member " + other));
+    std::string b64_path = path;
+    b64_path += path.empty() ? "base64" : ".base64";
+    if (b64.kind != Kind::string)
+        return error_at(b64, std::move(b64_path),
+                        "expected a string of standard base64, found " + shown(b64));
+    const std::string text = decoded(b64);
+    if (!base64_decode(text, out) || base64_encode(out) != text) {
+        out.clear();
+        return error_at(b64, std::move(b64_path),
+                        "expected standard base64 (A-Z a-z 0-9 + / and = padding, the unused bits "
+                        "of the last character zero), found " +
+                            shown(b64));
+    }
     return {};
 }
 

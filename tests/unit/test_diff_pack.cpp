@@ -152,6 +152,55 @@ TEST_CASE("json reader: navigation and decoding") {
     CHECK(r.is_true(c));
 }
 
+TEST_CASE("json reader: a byte string is a string or an object with the one member base64") {
+    struct Case {
+        const char* json;
+        const char* bytes; // nullptr: refused
+        const char* path;
+        const char* message;
+    };
+    const Case cases[] = {
+        {R"("a\u00e9")", "a\xc3\xa9", "", ""},
+        {R"({"base64": "/w=="})", "\xff", "", ""},
+        {R"({"base64": ""})", "", "", ""},
+        {R"({"base64": "Zm9vYmFy"})", "foobar", "", ""},
+        {"7", nullptr, "v", "expected a string or {\"base64\": \"...\"}, found 7"},
+        {"[]", nullptr, "v", "expected a string or {\"base64\": \"...\"}, found an array"},
+        {"{}", nullptr, "v",
+         "expected a string or {\"base64\": \"...\"}, found an object with no member"},
+        {R"({"base64": "QQ==", "x": 1})", nullptr, "v",
+         "expected a string or {\"base64\": \"...\"}, found an object with the member \"x\""},
+        {R"({"x": 1, "base64": "QQ=="})", nullptr, "v",
+         "expected a string or {\"base64\": \"...\"}, found an object with the member \"x\""},
+        {R"({"base64": "QQ==", "base64": "QQ=="})", nullptr, "v",
+         "expected a string or {\"base64\": \"...\"}, found an object with \"base64\" twice"},
+        {R"({"base64": 1})", nullptr, "v.base64", "expected a string of standard base64, found 1"},
+        {R"({"base64": "Zm9"})", nullptr, "v.base64", "expected standard base64"},
+        {R"({"base64": "Zm9v\n"})", nullptr, "v.base64", "expected standard base64"},
+        {R"({"base64": "QR=="})", nullptr, "v.base64", "expected standard base64"}, // bits
+        {R"({"base64": "Zm-v"})", nullptr, "v.base64", "expected standard base64"}, // url-safe
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.json);
+        json::Reader r(c.json);
+        auto v = r.validate();
+        REQUIRE(v);
+        std::string out = "old";
+        auto got = r.bytes(*v, "v", out);
+        if (c.bytes) {
+            REQUIRE_MESSAGE(got.has_value(), (got.has_value() ? "" : got.error().describe()));
+            CHECK(out == c.bytes);
+            continue;
+        }
+        REQUIRE_FALSE(got.has_value());
+        CHECK(got.error().code == ErrorCode::bad_json);
+        CHECK(got.error().path == c.path);
+        CHECK(got.error().line == 1);
+        CHECK_MESSAGE(got.error().message.starts_with(c.message), got.error().message);
+        CHECK(out.empty());
+    }
+}
+
 // pack(dump --json x) == x for the valid corpus of every format: tests/corpus/test_corpus.cpp.
 
 TEST_CASE("pack(dump --json x) == x for generated saves of every version") {

@@ -109,6 +109,10 @@ class Document {
     void set_version(std::uint32_t version) noexcept { version_ = version; }
     const std::shared_ptr<const Source>& source() const noexcept { return source_; }
     std::string_view source_bytes() const noexcept { return source_view_; }
+    // Gives a document that was built, not read (every text of it in the arena), the bytes its
+    // spans refer to: `pack` builds a tree and the file text its spans keep (spark-kv's exact
+    // record lines) side by side, and hands both to the format's writer.
+    void set_source(std::shared_ptr<const Source> source);
 
     // Which part of a file the tree holds: all of it, or (reading a large file part by part,
     // see spark_save::stream) the head, one item of the main list, or the tail.

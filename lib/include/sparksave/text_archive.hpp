@@ -37,7 +37,7 @@ Result<std::string> write(const Document& doc);
 // Appends the lossless JSON form (`dump --json`); schema in man/sparksave-dump.1 and json.cpp.
 void to_json(const Document& doc, std::string& out);
 
-// The inverse of to_json (`pack`): the archive's bytes, streamed from the JSON text. Refuses
+// The inverse of to_json (`pack`): the tree the JSON describes, written by write(). Refuses
 // (bad_json, with the JSON path and line:column) JSON that is not a dump and text the grammar
 // cannot hold (a line feed in a value, ...); the format's rules are left to the reader, which
 // the caller runs on the result. pack(dump --json X) == X for every X read without error.

@@ -79,9 +79,9 @@ class Reader {
     void line_column(std::size_t offset, std::uint32_t& line, std::uint32_t& column) const noexcept;
     // An error at `v`: code bad_json, its line:column, `path` (the JSON path) and the message.
     Error error_at(const Value& v, std::string path, std::string message) const;
-    // The members of a dump's root object by name: values[i] and present[i] for names[i].
-    // Refuses a root that is not an object, an unknown member (saying which members a `format`
-    // dump has) and a member given twice.
+    // The members of a dump's root object by name, as take_members(): values[i] and present[i]
+    // for names[i], besides "complete" (check_complete()). Refuses a root that is not an object,
+    // an unknown member (saying which members a `format` dump has) and a member given twice.
     Result<void> dump_members(const Value& root, std::string_view format,
                               std::span<const std::string_view> names, std::span<Value> values,
                               std::span<bool> present) const;
@@ -89,20 +89,51 @@ class Reader {
     // whose read stopped part-way, which pack refuses (the file it built would silently lack
     // what the read did not reach); true is accepted; anything else is refused.
     Result<void> check_complete(const Value& complete) const;
-    // Refuses members of `object` other than `allowed`, and any member twice (a typo in an edited
-    // dump is an error, not ignored); `path` names the object in the error.
+    // Each named member once, unknown ones refused (a typo in an edited dump is an error, not
+    // ignored), in one pass: values[i] and present[i] for names[i] (present all false on entry).
+    // The error is at the member in question, its path `path`.key: "unknown member \"x\"
+    // (expected <`expected`, or the names>)" or "expected each member once, found \"x\" again".
+    Result<void> take_members(const Value& object, const std::string& path,
+                              std::span<const std::string_view> names, std::span<Value> values,
+                              std::span<bool> present, std::string_view expected = {}) const;
+    // The same check, keeping no value (look members up with find()); at most 16 names.
     Result<void> only_members(const Value& object, const std::string& path,
                               std::initializer_list<std::string_view> allowed) const;
+
+    // A byte string of a dump (json_out.hpp append_json_bytes) into `out` (replacing it): a JSON
+    // string, whose decoded UTF-8 are the bytes, or an object with exactly the one member
+    // "base64" holding standard base64 (RFC 4648 section 4: A-Z a-z 0-9 + /, `=` padding to a
+    // multiple of 4, no blanks or line breaks, and the unused bits of the last character zero, so
+    // that each byte string has one spelling). Anything else is refused: at `path` (the JSON path
+    // of `v`), or at `path`.base64 for the base64 text.
+    Result<void> bytes(const Value& v, const std::string& path, std::string& out) const;
+    // The same for the member `member` of the object at `path`, whose path is built only for an
+    // error (a dump has millions of strings).
+    Result<void> bytes(const Value& v, std::string_view path, std::string_view member,
+                       std::string& out) const {
+        if (v.kind == Kind::string) {
+            out.clear();
+            decode(v, out);
+            return {};
+        }
+        return bytes(v, member_path(path, member), out);
+    }
 
     std::string_view text() const noexcept { return text_; }
 
   private:
+    static std::string member_path(std::string_view path, std::string_view member);
     std::size_t skip_space(std::size_t at) const noexcept {
         while (at < text_.size() &&
                (text_[at] == ' ' || text_[at] == '\n' || text_[at] == '\t' || text_[at] == '\r'))
             ++at;
         return at;
     }
+    // take_members(), and dump_members() (`complete`: the root's "complete" is checked);
+    // `about`: what the unknown-member message says in parentheses (empty: the names).
+    Result<void> take(const Value& object, const std::string& path,
+                      std::span<const std::string_view> names, std::span<Value> values,
+                      std::span<bool> present, std::string_view about, bool complete) const;
     // The end of the (already validated) value starting at `at`, and its kind.
     std::size_t value_end(std::size_t at, Kind& kind) const noexcept;
     std::size_t string_end(std::size_t at) const noexcept; // at: the opening quote
