@@ -80,9 +80,47 @@ void metadata(const Document& doc, NodeId m, std::string& out) {
 
 } // namespace
 
-JsonEmitter::JsonEmitter(std::string& out) : out_(out) {}
+namespace {
 
-void JsonEmitter::head(const Document& doc) {
+// The JSON part by part (format.hpp Parts); to_json() runs it over a whole tree.
+class JsonEmitter final : public Parts {
+  public:
+    explicit JsonEmitter(std::string& out) : out_(out) {}
+    Result<void> head(Document& doc, std::uint64_t) override {
+        write_head(doc);
+        return {};
+    }
+    Result<void> item(Document& doc, NodeId entity, std::uint64_t) override {
+        write_item(doc, entity);
+        return {};
+    }
+    Result<void> tail(Document& doc) override {
+        write_tail(doc);
+        return {};
+    }
+    // The read stopped part-way: the JSON ends with "complete": false, as to_json() of a tree
+    // that is not Document::complete() does.
+    void stopped() override {
+        complete_ = false;
+        finish();
+    }
+
+    void write_head(const Document& doc);
+    void write_item(const Document& doc, NodeId entity);
+    // Closes the JSON unless the tail is one the read stopped in (stopped() follows).
+    void write_tail(const Document& doc);
+
+  private:
+    void close_entities();
+    void finish();
+    std::string& out_;
+    bool complete_ = true;
+    std::size_t entities_ = 0;
+    bool entities_open_ = false;
+    bool closed_ = true;
+};
+
+void JsonEmitter::write_head(const Document& doc) {
     const NodeId root = doc.root();
     out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": ";
     out_ += std::to_string(doc.version());
@@ -94,7 +132,7 @@ void JsonEmitter::head(const Document& doc) {
     closed_ = false;
 }
 
-void JsonEmitter::item(const Document& doc, NodeId e) {
+void JsonEmitter::write_item(const Document& doc, NodeId e) {
     out_ += entities_ == 0 ? ",\n  \"entities\": [\n" : ",\n";
     ++entities_;
     out_ += "    {\n      \"name\": ";
@@ -127,7 +165,7 @@ void JsonEmitter::close_entities() {
     entities_ = 0;
 }
 
-void JsonEmitter::tail(const Document& doc) {
+void JsonEmitter::write_tail(const Document& doc) {
     close_entities();
     const NodeId root = doc.root();
     if (NodeId cs = doc.child(root, k_custom_state); cs != k_no_node) {
@@ -147,7 +185,7 @@ void JsonEmitter::tail(const Document& doc) {
         out_ += ",\n  \"checksum\": ";
         append_json_string(out_, doc.value(c));
     }
-    finish();
+    if (doc.complete()) finish();
 }
 
 void JsonEmitter::finish() {
@@ -158,17 +196,19 @@ void JsonEmitter::finish() {
     closed_ = true;
 }
 
-std::unique_ptr<JsonParts> json_parts(std::string& out) {
+} // namespace
+
+std::unique_ptr<Parts> json_parts(std::string& out) {
     return std::make_unique<JsonEmitter>(out);
 }
 
 void to_json(const Document& doc, std::string& out) {
     JsonEmitter json(out);
-    if (!doc.complete()) json.stopped();
-    json.head(doc);
+    json.write_head(doc);
     if (NodeId e = doc.child(doc.root(), k_entities); e != k_no_node)
-        for (NodeId entity : doc.children(e)) json.item(doc, entity);
-    json.tail(doc);
+        for (NodeId entity : doc.children(e)) json.write_item(doc, entity);
+    json.write_tail(doc);
+    if (!doc.complete()) json.stopped();
 }
 
 } // namespace sparksave::spark_save
