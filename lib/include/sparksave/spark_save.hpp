@@ -44,8 +44,9 @@ void to_json(const Document& doc, std::string& out);
 // The same JSON, part by part (format.hpp Parts): to_json() is these over a whole tree.
 std::unique_ptr<Parts> json_parts(std::string& out);
 
-// The bytes a JSON dump describes (`pack`); the checksum is recomputed. The result still has to
-// be read back to check the format's rules.
+// The bytes a JSON dump describes (`pack`): the dump read into the tree part by part, each part
+// handed to the writer (part_writer); the checksum is recomputed. The result still has to be read
+// back to check the format's rules.
 Result<Packed> from_json(std::string_view json);
 // The same, handing the bytes to `emit` in blocks as they are made (Packed::bytes stays empty).
 Result<Packed> from_json_to(std::string_view json,
