@@ -37,22 +37,24 @@
 
 namespace sparksave::spark_save {
 
+using namespace std::string_view_literals; // appends without strlen
+
 namespace {
 
 void pairs(const Document& doc, NodeId parent, std::string& out, int depth) {
     if (doc.node(parent).first_child == k_no_node) {
-        out += "[]";
+        out += "[]"sv;
         return;
     }
-    out += "[\n";
+    out += "[\n"sv;
     bool first = true;
     for (NodeId p : doc.children(parent)) {
-        if (!first) out += ",\n";
+        if (!first) out += ",\n"sv;
         first = false;
         indent(out, depth + 1);
         out += '[';
         append_json_bytes(out, doc.name(p));
-        out += ", ";
+        out += ", "sv;
         append_json_bytes(out, doc.value(p));
         out += ']';
     }
@@ -62,21 +64,21 @@ void pairs(const Document& doc, NodeId parent, std::string& out, int depth) {
 }
 
 void metadata(const Document& doc, NodeId m, std::string& out) {
-    out += "  \"metadata\": {\n    \"raw\": ";
+    out += "  \"metadata\": {\n    \"raw\": "sv;
     append_json_bytes(out, doc.value(m));
-    out += ",\n    \"fields\": {";
+    out += ",\n    \"fields\": {"sv;
     bool first = true;
     for (NodeId f : doc.children(m)) {
         out += first ? "\n" : ",\n";
         first = false;
         indent(out, 3);
         append_json_string(out, doc.name(f));
-        out += ": ";
+        out += ": "sv;
         if (doc.node(f).kind == NodeKind::object) {
             out += '[';
             bool first_part = true;
             for (NodeId part : doc.children(f)) {
-                if (!first_part) out += ", ";
+                if (!first_part) out += ", "sv;
                 first_part = false;
                 append_json_bytes(out, doc.value(part));
             }
@@ -132,10 +134,10 @@ class JsonEmitter final : public Parts {
 
 void JsonEmitter::write_head(const Document& doc) {
     const NodeId root = doc.root();
-    out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": ";
+    out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": "sv;
     out_ += std::to_string(doc.version());
     if (NodeId m = doc.child(root, k_metadata); m != k_no_node) {
-        out_ += ",\n";
+        out_ += ",\n"sv;
         metadata(doc, m, out_);
     }
     entities_open_ = doc.child(root, k_entities) != k_no_node;
@@ -145,32 +147,32 @@ void JsonEmitter::write_head(const Document& doc) {
 void JsonEmitter::write_item(const Document& doc, NodeId e) {
     out_ += entities_ == 0 ? ",\n  \"entities\": [\n" : ",\n";
     ++entities_;
-    out_ += "    {\n      \"name\": ";
+    out_ += "    {\n      \"name\": "sv;
     append_json_bytes(out_, doc.name(e));
-    out_ += ",\n      \"components\": ";
+    out_ += ",\n      \"components\": "sv;
     if (doc.node(e).first_child == k_no_node) {
-        out_ += "[]\n    }";
+        out_ += "[]\n    }"sv;
         return;
     }
-    out_ += "[\n";
+    out_ += "[\n"sv;
     bool first_c = true;
     for (NodeId c : doc.children(e)) {
-        if (!first_c) out_ += ",\n";
+        if (!first_c) out_ += ",\n"sv;
         first_c = false;
-        out_ += "        {\n          \"type\": ";
+        out_ += "        {\n          \"type\": "sv;
         append_json_bytes(out_, doc.name(c));
-        out_ += ",\n          \"properties\": ";
+        out_ += ",\n          \"properties\": "sv;
         pairs(doc, c, out_, 5);
-        out_ += "\n        }";
+        out_ += "\n        }"sv;
     }
-    out_ += "\n      ]\n    }";
+    out_ += "\n      ]\n    }"sv;
 }
 
 void JsonEmitter::close_entities() {
     if (entities_ > 0)
-        out_ += "\n  ]";
+        out_ += "\n  ]"sv;
     else if (entities_open_)
-        out_ += ",\n  \"entities\": []";
+        out_ += ",\n  \"entities\": []"sv;
     entities_open_ = false;
     entities_ = 0;
 }
@@ -179,20 +181,20 @@ void JsonEmitter::write_tail(const Document& doc) {
     close_entities();
     const NodeId root = doc.root();
     if (NodeId cs = doc.child(root, k_custom_state); cs != k_no_node) {
-        out_ += ",\n  \"customState\": ";
+        out_ += ",\n  \"customState\": "sv;
         pairs(doc, cs, out_, 1);
         if (!doc.value(cs).empty()) {
-            out_ += ",\n  \"customStateCount\": ";
+            out_ += ",\n  \"customStateCount\": "sv;
             out_ += doc.value(cs); // digits written by the reader
         }
-        if (doc.node(cs).flags & k_flag_absent) out_ += ",\n  \"customStateAbsent\": true";
+        if (doc.node(cs).flags & k_flag_absent) out_ += ",\n  \"customStateAbsent\": true"sv;
     }
     if (NodeId t = doc.child(root, k_trailing); t != k_no_node) {
-        out_ += ",\n  \"trailing\": ";
+        out_ += ",\n  \"trailing\": "sv;
         append_json_bytes(out_, doc.value(t));
     }
     if (NodeId c = doc.child(root, k_checksum); c != k_no_node) {
-        out_ += ",\n  \"checksum\": ";
+        out_ += ",\n  \"checksum\": "sv;
         append_json_string(out_, doc.value(c));
     }
     if (doc.complete()) finish();
@@ -202,7 +204,7 @@ void JsonEmitter::finish() {
     if (closed_) return;
     close_entities();
     if (!complete_) out_ += k_json_incomplete;
-    out_ += "\n}\n";
+    out_ += "\n}\n"sv;
     closed_ = true;
 }
 
