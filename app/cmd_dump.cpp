@@ -60,42 +60,37 @@ std::optional<std::string> column_element(const Document& doc, const NodePath& p
     return text + "\n";
 }
 
-// A whole-file dump of a format that reads part by part: each part is printed as it is read
-// and forgotten, so memory stays bounded whatever the file's size.
-class StreamedDump final : public PartConsumer {
+// A whole-file dump of a format that reads part by part: each part is printed (by the format's
+// JSON parts or the text tree's) as it is read and forgotten, so memory stays bounded whatever
+// the file's size.
+class StreamedDump final : public Parts {
   public:
-    StreamedDump(const FormatInfo& format, bool json)
-        : format_(format), text_(PrintOptions{}, buffer_) {
-        if (json) json_ = format.json_parts(buffer_);
+    StreamedDump(const FormatInfo& format, bool json) : format_(format) {
+        if (json)
+            printer_ = format.json_parts(buffer_);
+        else
+            printer_ = std::make_unique<TextParts>(PrintOptions{}, buffer_);
+        json_ = json;
     }
-    void head(Document& doc, std::uint64_t items) override {
-        if (json_) {
-            json_->head(doc);
-        } else {
+    Result<void> head(Document& doc, std::uint64_t items) override {
+        if (!json_)
             buffer_ += fmt::format("format: {}\nversion: {}\n", format_.name, doc.version());
-            text_.head(doc, items);
-        }
+        auto r = printer_->head(doc, items);
         drain();
+        return r;
     }
-    void item(Document& doc, NodeId item, std::uint64_t index) override {
-        if (json_)
-            json_->item(doc, item);
-        else
-            text_.item(doc, item, index);
+    Result<void> item(Document& doc, NodeId item, std::uint64_t index) override {
+        auto r = printer_->item(doc, item, index);
         if (buffer_.size() >= (1u << 20)) drain();
+        return r;
     }
-    void tail(Document& doc) override {
-        if (json_)
-            json_->tail(doc);
-        else
-            text_.tail(doc);
+    Result<void> tail(Document& doc) override {
+        auto r = printer_->tail(doc);
         drain();
+        return r;
     }
     void stopped() override {
-        if (json_) json_->stopped();
-    }
-    void finish() {
-        if (json_) json_->finish();
+        printer_->stopped();
         drain();
     }
 
@@ -106,8 +101,8 @@ class StreamedDump final : public PartConsumer {
     }
     const FormatInfo& format_;
     std::string buffer_;
-    TextParts text_;
-    std::unique_ptr<JsonParts> json_;
+    std::unique_ptr<Parts> printer_;
+    bool json_ = false;
 };
 
 int run_dump(const DumpOptions& o) {
@@ -132,10 +127,9 @@ int run_dump(const DumpOptions& o) {
     const Input& in = *loaded.input;
     if (!select && !o.offsets && in.format->stream && (!o.json || in.format->json_parts)) {
         StreamedDump dump(*in.format, o.json);
-        Findings findings = in.format->stream(in.source, dump);
-        dump.finish();
+        PartsRead read = in.format->stream(in.source, dump); // the printers never fail
         out_flush();
-        return report_errors(in.path, findings) ? k_exit_finding : k_exit_ok;
+        return report_errors(in.path, read.findings) ? k_exit_finding : k_exit_ok;
     }
     Parsed parsed = in.format->read(in.source, ReadOptions{});
     const Document& doc = parsed.doc;

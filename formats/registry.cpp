@@ -32,6 +32,7 @@ const FormatInfo k_formats[] = {
         .write = spark_save::write,
         .to_json = spark_save::to_json,
         .from_json = spark_save::from_json,
+        .items = spark_save::k_entities,
         .stream = spark_save::stream,
         .json_parts = spark_save::json_parts,
         .part_writer = spark_save::part_writer,

@@ -1,17 +1,15 @@
 // spark_save 1 -> 2 (FORMATS.md 1.6): insert an empty screenshotPath line after playerClass.
 // The block is rewritten one field a line with position on one line; every token keeps its
-// text, and anything after playerDeaths is kept for the v3/v4 rules to judge.
+// text, and anything after playerDeaths is kept for the v3/v4 rules to judge. The block is in the
+// file's head: the step applies to the head (migrate.hpp MigrationStep).
 #include "steps.hpp"
 
 #include "spark_save/tree.hpp"
 
 namespace sparksave::migrations {
 
-Result<void> spark_save_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
+Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& notes) {
     const NodeId metadata = doc.child(doc.root(), spark_save::k_metadata);
-    if (metadata == k_no_node && doc.part() != Document::Part::whole &&
-        doc.part() != Document::Part::head)
-        return {}; // a part of a large file without the metadata: nothing to change here
     if (metadata == k_no_node)
         return make_error(ErrorCode::bad_metadata, "expected a metadata block", k_no_offset,
                           "metadata");

@@ -1,7 +1,8 @@
 // spark_save 2 -> 3 (FORMATS.md 1.6): v3 added the Transform hierarchy. A v3 reader treats a
 // Transform without `parent` as a root; sparksave makes that explicit with parent = -1 as the
 // last property. v3 also makes the custom-state count mandatory and refuses bytes after the
-// data, so what the v2 reader ignored is dropped here, and said so.
+// data, so what the v2 reader ignored is dropped here, and said so. The Transforms are in the
+// items, the rest in the tail (migrate.hpp MigrationStep).
 #include "steps.hpp"
 
 #include "spark_save/spec.hpp"
@@ -10,29 +11,27 @@
 
 namespace sparksave::migrations {
 
-Result<void> spark_save_v2_to_v3(Document& doc, std::vector<std::string>& notes) {
-    const NodeId root = doc.root();
-    const bool whole = doc.part() == Document::Part::whole;
-    const NodeId entities = doc.child(root, spark_save::k_entities);
-    if (entities == k_no_node && whole)
-        return make_error(ErrorCode::bad_value, "expected the entity list", k_no_offset,
-                          "entities");
-    const Str parent_name = doc.text(spark_save::k_parent);
-    const Str root_index = doc.text("-1");
+// Each entity (an item of the list).
+Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t,
+                                      std::vector<std::string>& notes) {
     std::size_t added = 0;
-    if (entities != k_no_node)
-        for (NodeId entity : doc.children(entities)) {
-            for (NodeId component : doc.children(entity)) {
-                if (doc.name(component) != spark_save::k_transform) continue;
-                if (doc.child(component, spark_save::k_parent) != k_no_node) continue;
-                doc.append(component, NodeKind::scalar, parent_name, root_index, {},
-                           ValueType::string);
-                ++added;
-            }
+    Str parent_name, root_index; // made once an entity needs them
+    for (NodeId component : doc.children(entity)) {
+        if (doc.name(component) != spark_save::k_transform) continue;
+        if (doc.child(component, spark_save::k_parent) != k_no_node) continue;
+        if (added++ == 0) {
+            parent_name = doc.text(spark_save::k_parent);
+            root_index = doc.text("-1");
         }
+        doc.append(component, NodeKind::scalar, parent_name, root_index, {}, ValueType::string);
+    }
     if (added) notes.push_back(fmt::format("Transforms given parent=-1: {}", added));
-    if (!whole && doc.part() != Document::Part::tail) return {}; // the rest is in the tail
+    return {};
+}
 
+// What follows the entities: the trailing bytes and the custom state.
+Result<void> spark_save_v2_to_v3_tail(Document& doc, std::vector<std::string>& notes) {
+    const NodeId root = doc.root();
     if (NodeId trailing = doc.child(root, spark_save::k_trailing); trailing != k_no_node) {
         notes.push_back(
             fmt::format("dropped {} bytes after the end of the save, which the v2 reader ignored",

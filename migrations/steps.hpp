@@ -4,14 +4,20 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace sparksave::migrations {
 
-Result<void> spark_save_v1_to_v2(Document& doc, std::vector<std::string>& notes);
-Result<void> spark_save_v2_to_v3(Document& doc, std::vector<std::string>& notes);
-Result<void> spark_save_v3_to_v4(Document& doc, std::vector<std::string>& notes);
+// spark_save steps apply by parts (migrate.hpp MigrationStep): large files are migrated part by
+// part.
+Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& notes);
+Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t index,
+                                      std::vector<std::string>& notes);
+Result<void> spark_save_v2_to_v3_tail(Document& doc, std::vector<std::string>& notes);
+Result<void> spark_save_v3_to_v4_tail(Document& doc, std::vector<std::string>& notes);
+// The other formats' steps take the whole tree.
 Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
 Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes);
 Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes);

@@ -1,4 +1,5 @@
-// The lossless JSON form of a `.spark_save` tree (`dump --json`, read back by `pack`).
+// The lossless JSON form of a `.spark_save` tree: to_json (`dump --json`) and, below it,
+// from_json (`pack`), both of this one schema:
 //
 // {
 //   "format": "spark_save", "version": 1,
@@ -17,32 +18,43 @@
 // Every string is a JSON string when its bytes are valid UTF-8, else {"base64": "..."}.
 // Metadata fields are informational strings with each token's exact text; "raw" is what pack
 // writes unless the fields were edited.
+#include "metadata.hpp"
 #include "spec.hpp"
+#include "tree.hpp"
 
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
+#include "sparksave/json_reader.hpp"
+#include "sparksave/node_path.hpp"
 #include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 
+#include <array>
+#include <charconv>
+#include <cstring>
+#include <functional>
+
 namespace sparksave::spark_save {
+
+using namespace std::string_view_literals; // appends without strlen
 
 namespace {
 
 void pairs(const Document& doc, NodeId parent, std::string& out, int depth) {
     if (doc.node(parent).first_child == k_no_node) {
-        out += "[]";
+        out += "[]"sv;
         return;
     }
-    out += "[\n";
+    out += "[\n"sv;
     bool first = true;
     for (NodeId p : doc.children(parent)) {
-        if (!first) out += ",\n";
+        if (!first) out += ",\n"sv;
         first = false;
         indent(out, depth + 1);
         out += '[';
         append_json_bytes(out, doc.name(p));
-        out += ", ";
+        out += ", "sv;
         append_json_bytes(out, doc.value(p));
         out += ']';
     }
@@ -52,21 +64,21 @@ void pairs(const Document& doc, NodeId parent, std::string& out, int depth) {
 }
 
 void metadata(const Document& doc, NodeId m, std::string& out) {
-    out += "  \"metadata\": {\n    \"raw\": ";
+    out += "  \"metadata\": {\n    \"raw\": "sv;
     append_json_bytes(out, doc.value(m));
-    out += ",\n    \"fields\": {";
+    out += ",\n    \"fields\": {"sv;
     bool first = true;
     for (NodeId f : doc.children(m)) {
         out += first ? "\n" : ",\n";
         first = false;
         indent(out, 3);
         append_json_string(out, doc.name(f));
-        out += ": ";
+        out += ": "sv;
         if (doc.node(f).kind == NodeKind::object) {
             out += '[';
             bool first_part = true;
             for (NodeId part : doc.children(f)) {
-                if (!first_part) out += ", ";
+                if (!first_part) out += ", "sv;
                 first_part = false;
                 append_json_bytes(out, doc.value(part));
             }
@@ -80,95 +92,784 @@ void metadata(const Document& doc, NodeId m, std::string& out) {
 
 } // namespace
 
-JsonEmitter::JsonEmitter(std::string& out) : out_(out) {}
+namespace {
 
-void JsonEmitter::head(const Document& doc) {
+// The JSON part by part (format.hpp Parts); to_json() runs it over a whole tree.
+class JsonEmitter final : public Parts {
+  public:
+    explicit JsonEmitter(std::string& out) : out_(out) {}
+    Result<void> head(Document& doc, std::uint64_t) override {
+        write_head(doc);
+        return {};
+    }
+    Result<void> item(Document& doc, NodeId entity, std::uint64_t) override {
+        write_item(doc, entity);
+        return {};
+    }
+    Result<void> tail(Document& doc) override {
+        write_tail(doc);
+        return {};
+    }
+    // The read stopped part-way: the JSON ends with "complete": false, as to_json() of a tree
+    // that is not Document::complete() does.
+    void stopped() override {
+        complete_ = false;
+        finish();
+    }
+
+    void write_head(const Document& doc);
+    void write_item(const Document& doc, NodeId entity);
+    // Closes the JSON unless the tail is one the read stopped in (stopped() follows).
+    void write_tail(const Document& doc);
+
+  private:
+    void close_entities();
+    void finish();
+    std::string& out_;
+    bool complete_ = true;
+    std::size_t entities_ = 0;
+    bool entities_open_ = false;
+    bool closed_ = true;
+};
+
+void JsonEmitter::write_head(const Document& doc) {
     const NodeId root = doc.root();
-    out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": ";
+    out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": "sv;
     out_ += std::to_string(doc.version());
     if (NodeId m = doc.child(root, k_metadata); m != k_no_node) {
-        out_ += ",\n";
+        out_ += ",\n"sv;
         metadata(doc, m, out_);
     }
     entities_open_ = doc.child(root, k_entities) != k_no_node;
     closed_ = false;
 }
 
-void JsonEmitter::item(const Document& doc, NodeId e) {
+void JsonEmitter::write_item(const Document& doc, NodeId e) {
     out_ += entities_ == 0 ? ",\n  \"entities\": [\n" : ",\n";
     ++entities_;
-    out_ += "    {\n      \"name\": ";
+    out_ += "    {\n      \"name\": "sv;
     append_json_bytes(out_, doc.name(e));
-    out_ += ",\n      \"components\": ";
+    out_ += ",\n      \"components\": "sv;
     if (doc.node(e).first_child == k_no_node) {
-        out_ += "[]\n    }";
+        out_ += "[]\n    }"sv;
         return;
     }
-    out_ += "[\n";
+    out_ += "[\n"sv;
     bool first_c = true;
     for (NodeId c : doc.children(e)) {
-        if (!first_c) out_ += ",\n";
+        if (!first_c) out_ += ",\n"sv;
         first_c = false;
-        out_ += "        {\n          \"type\": ";
+        out_ += "        {\n          \"type\": "sv;
         append_json_bytes(out_, doc.name(c));
-        out_ += ",\n          \"properties\": ";
+        out_ += ",\n          \"properties\": "sv;
         pairs(doc, c, out_, 5);
-        out_ += "\n        }";
+        out_ += "\n        }"sv;
     }
-    out_ += "\n      ]\n    }";
+    out_ += "\n      ]\n    }"sv;
 }
 
 void JsonEmitter::close_entities() {
     if (entities_ > 0)
-        out_ += "\n  ]";
+        out_ += "\n  ]"sv;
     else if (entities_open_)
-        out_ += ",\n  \"entities\": []";
+        out_ += ",\n  \"entities\": []"sv;
     entities_open_ = false;
     entities_ = 0;
 }
 
-void JsonEmitter::tail(const Document& doc) {
+void JsonEmitter::write_tail(const Document& doc) {
     close_entities();
     const NodeId root = doc.root();
     if (NodeId cs = doc.child(root, k_custom_state); cs != k_no_node) {
-        out_ += ",\n  \"customState\": ";
+        out_ += ",\n  \"customState\": "sv;
         pairs(doc, cs, out_, 1);
         if (!doc.value(cs).empty()) {
-            out_ += ",\n  \"customStateCount\": ";
+            out_ += ",\n  \"customStateCount\": "sv;
             out_ += doc.value(cs); // digits written by the reader
         }
-        if (doc.node(cs).flags & k_flag_absent) out_ += ",\n  \"customStateAbsent\": true";
+        if (doc.node(cs).flags & k_flag_absent) out_ += ",\n  \"customStateAbsent\": true"sv;
     }
     if (NodeId t = doc.child(root, k_trailing); t != k_no_node) {
-        out_ += ",\n  \"trailing\": ";
+        out_ += ",\n  \"trailing\": "sv;
         append_json_bytes(out_, doc.value(t));
     }
     if (NodeId c = doc.child(root, k_checksum); c != k_no_node) {
-        out_ += ",\n  \"checksum\": ";
+        out_ += ",\n  \"checksum\": "sv;
         append_json_string(out_, doc.value(c));
     }
-    finish();
+    if (doc.complete()) finish();
 }
 
 void JsonEmitter::finish() {
     if (closed_) return;
     close_entities();
     if (!complete_) out_ += k_json_incomplete;
-    out_ += "\n}\n";
+    out_ += "\n}\n"sv;
     closed_ = true;
 }
 
-std::unique_ptr<JsonParts> json_parts(std::string& out) {
+} // namespace
+
+std::unique_ptr<Parts> json_parts(std::string& out) {
     return std::make_unique<JsonEmitter>(out);
 }
 
 void to_json(const Document& doc, std::string& out) {
     JsonEmitter json(out);
-    if (!doc.complete()) json.stopped();
-    json.head(doc);
+    json.write_head(doc);
     if (NodeId e = doc.child(doc.root(), k_entities); e != k_no_node)
-        for (NodeId entity : doc.children(e)) json.item(doc, entity);
-    json.tail(doc);
+        for (NodeId entity : doc.children(e)) json.write_item(doc, entity);
+    json.write_tail(doc);
+    if (!doc.complete()) json.stopped();
+}
+
+} // namespace sparksave::spark_save
+
+// ---- pack: the same schema read back -----------------------------------------------------------
+//
+// The dump is validated whole first (json::Reader::validate: an error in an edited dump is
+// reported with its line:column before anything is written), then read in one forward pass into
+// the tree of spec.hpp part by part (format.hpp Parts): the head (version, metadata, the empty
+// entity list), each entity, the tail (custom state, trailing bytes). The parts go to the one
+// writer (write.cpp), which lays out the bytes and the v4 CRC. Checked here is what only the JSON
+// can say where it is (JSON path and line:column): the shape, the types, and the lengths and
+// counts the file's fields hold. The caller reads the result back for every rule of the version.
+
+namespace sparksave::spark_save {
+
+namespace {
+
+using json::Kind;
+using json::Value;
+
+// Where a value is in the JSON, as a chain of steps on the stack: the path text (node-path
+// syntax) is built only when an error needs it, not for each of millions of values.
+struct Where {
+    const Where* parent = nullptr;
+    std::string_view name; // a member name, or empty for an index step
+    std::size_t index = 0;
+    bool verbatim = false; // `name` is already a path (the root of a chain)
+    std::string str() const {
+        std::string p = parent ? parent->str() : std::string();
+        if (verbatim)
+            p += name;
+        else if (name.empty())
+            append_path_index(p, index);
+        else
+            append_path_name(p, name);
+        return p;
+    }
+    Where member(std::string_view n) const { return Where{this, n, 0}; }
+    Where at(std::size_t i) const { return Where{this, {}, i}; }
+};
+
+Where root_where(std::string_view path) {
+    return Where{nullptr, path, 0, true};
+}
+
+// The kind of the (validated) value whose first character is `c`.
+Kind kind_of(char c) noexcept {
+    switch (c) {
+    case '{':
+        return Kind::object;
+    case '[':
+        return Kind::array;
+    case '"':
+        return Kind::string;
+    case 't':
+    case 'f':
+        return Kind::boolean;
+    case 'n':
+        return Kind::null;
+    default:
+        return Kind::number;
+    }
+}
+
+class DumpReader {
+  public:
+    // `source`: the JSON text as the Document's source, so strings without escapes are referenced
+    // in place (nullptr: a text too large for that; every string is copied).
+    DumpReader(const json::Reader& r, std::shared_ptr<const Source> source)
+        : r_(r), doc_(FormatId::spark_save, 0, source), refs_(source != nullptr), b_(doc_) {}
+
+    // Reads the dump into parts for `out`; the notes on what it had to decide.
+    Result<std::vector<std::string>> run(const Value& root, Parts& out) {
+        root_ = root;
+        static constexpr std::string_view k_names[] = {
+            "format",           "version",           "metadata", "entities", "customState",
+            "customStateCount", "customStateAbsent", "trailing", "checksum", "complete"};
+        enum Member : std::uint8_t {
+            m_format,
+            m_version,
+            m_metadata,
+            m_entities,
+            m_custom_state,
+            m_custom_state_count,
+            m_custom_state_absent,
+            m_trailing,
+            m_checksum,
+            m_complete
+        };
+        std::array<Value, std::size(k_names)> values;
+        std::array<bool, std::size(k_names)> present{};
+        if (root.kind != Kind::object)
+            return r_.error_at(
+                root, "",
+                "expected an object (the output of `sparksave dump --json`), found " +
+                    std::string(json::kind_name(root.kind)));
+        // Members may come in any order; each is taken once.
+        std::optional<Error> problem;
+        r_.members(root, [&](std::string_view key, const Value& v) {
+            for (std::size_t i = 0; i < std::size(k_names); ++i) {
+                if (k_names[i] != key) continue;
+                if (present[i]) {
+                    problem = r_.error_at(v, std::string(key), "this member appears twice");
+                    return false;
+                }
+                values[i] = v;
+                present[i] = true;
+                return true;
+            }
+            problem = r_.error_at(
+                v, display(key),
+                "unknown member " + display(key, true) + " (a spark_save dump has " +
+                    "format, version, metadata, entities, customState, customStateCount, "
+                    "customStateAbsent, trailing, checksum, complete)");
+            return false;
+        });
+        if (problem) return *problem;
+        if (present[m_complete])
+            if (auto r = r_.check_complete(values[m_complete]); !r) return r.error();
+        for (Member required : {m_version, m_metadata, m_entities})
+            if (!present[required])
+                return r_.error_at(
+                    root, "",
+                    fmt::format("expected a member \"{}\", found none", k_names[required]));
+        if (present[m_format] &&
+            (values[m_format].kind != Kind::string || r_.decoded(values[m_format]) != "spark_save"))
+            return r_.error_at(values[m_format], "format", "expected \"spark_save\"");
+        auto v = unsigned_number(values[m_version], "version", 1, k_current_version);
+        if (!v) return v.error();
+        version_ = static_cast<std::uint32_t>(*v);
+        doc_.set_version(version_);
+
+        // The head: metadata and the (empty) entity list.
+        const Str metadata_name = doc_.text(k_metadata), entities_name = doc_.text(k_entities);
+        const Str custom_state_name = doc_.text(k_custom_state);
+        const Str trailing_name = doc_.text(k_trailing);
+        doc_.set_part(Document::Part::head);
+        auto block = metadata(values[m_metadata]);
+        if (!block) return block.error();
+        const NodeId meta = doc_.append(doc_.root(), NodeKind::object, metadata_name);
+        replace_metadata(doc_, meta, *block, version_);
+        const Value& list = values[m_entities];
+        const Where entities_where = root_where("entities");
+        if (list.kind != Kind::array)
+            return r_.error_at(
+                list, entities_where.str(),
+                fmt::format("expected an array of entities, found {}", json::kind_name(list.kind)));
+        // The count comes first in the file, and blocks may be handed on before the end.
+        std::size_t count = 0;
+        if (auto known = r_.known_count(list)) {
+            count = *known;
+        } else {
+            r_.elements(list, [&](std::size_t, const Value&) { return ++count <= k_max_entities; });
+        }
+        if (count > k_max_entities)
+            return r_.error_at(
+                list, entities_where.str(),
+                fmt::format("expected at most {} entities, found more", k_max_entities));
+        doc_.append(doc_.root(), NodeKind::list, entities_name);
+        if (auto r = out.head(doc_, count); !r) return r.error();
+        const std::size_t keep = doc_.arena_size();
+
+        // Each entity, a part of its own under a copy of the list node.
+        std::size_t at = r_.skip_space_at(list.begin + 1);
+        for (std::size_t i = 0; r_.at(at) != ']'; ++i) {
+            next_part(Document::Part::item, keep);
+            b_.open(NodeKind::list, entities_name);
+            NodeId e = k_no_node;
+            auto end = entity(at, entities_where.at(i), e);
+            if (!end) return end.error();
+            if (auto r = out.item(doc_, e, i); !r) return r.error();
+            at = r_.skip_space_at(*end);
+            if (r_.at(at) == ',') at = r_.skip_space_at(at + 1);
+        }
+
+        // The tail: custom state and trailing bytes.
+        next_part(Document::Part::tail, keep);
+        if (auto r =
+                custom_state(custom_state_name, present[m_custom_state], values[m_custom_state],
+                             present[m_custom_state_count], values[m_custom_state_count],
+                             present[m_custom_state_absent], values[m_custom_state_absent]);
+            !r)
+            return r.error();
+        if (present[m_trailing]) {
+            std::string bytes;
+            if (auto r = read_bytes(values[m_trailing], root_where("trailing"), bytes); !r)
+                return r.error();
+            auto s = keep_text(values[m_trailing], root_where("trailing"), bytes);
+            if (!s) return s.error();
+            b_.add(NodeKind::bytes, trailing_name, *s);
+        }
+        if (present[m_checksum] && values[m_checksum].kind != Kind::string)
+            return r_.error_at(values[m_checksum], "checksum",
+                               "expected a string such as \"0x1a2b3c4d\""); // recomputed anyway
+        if (auto r = out.tail(doc_); !r) return r.error();
+        return std::move(notes_);
+    }
+
+  private:
+    void next_part(Document::Part part, std::size_t keep) {
+        doc_.clear_nodes(keep);
+        doc_.set_part(part);
+        b_.reset();
+        part_bytes_ = 0;
+    }
+
+    Error error(std::size_t at, const Where& where, std::string message) const {
+        return r_.error_at(Value{kind_of(r_.at(at)), at, at}, where.str(), std::move(message));
+    }
+
+    Result<std::uint64_t> unsigned_number(const Value& v, const std::string& path,
+                                          std::uint64_t min, std::uint64_t max) {
+        std::uint64_t n = 0;
+        std::string_view t = r_.raw(v);
+        auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+        if (v.kind != Kind::number || ec != std::errc() || p != t.data() + t.size() || n < min ||
+            n > max)
+            return r_.error_at(
+                v, path,
+                fmt::format("expected an integer from {} to {}, found {}", min, max, display(t)));
+        return n;
+    }
+
+    // A byte string: a JSON string (UTF-8), or {"base64": "..."} for any bytes.
+    Result<void> read_bytes(const Value& v, const Where& where, std::string& out) {
+        out.clear();
+        if (v.kind == Kind::string) {
+            r_.decode(v, out);
+            return {};
+        }
+        Value b64;
+        if (v.kind == Kind::object && r_.find(v, "base64", b64) && b64.kind == Kind::string) {
+            std::string text = r_.decoded(b64);
+            if (!base64_decode(text, out))
+                return r_.error_at(b64, where.str(),
+                                   "expected standard base64 (A-Z a-z 0-9 + / and = padding)");
+            return {};
+        }
+        return r_.error_at(v, where.str(),
+                           "expected a string or {\"base64\": \"...\"}, found " +
+                               std::string(json::kind_name(v.kind)));
+    }
+
+    // `bytes` (read from `v`) in the document's arena. A save holds at most 512 MiB, which also
+    // bounds what one part may take.
+    Result<Str> keep_text(const Value& v, const Where& where, std::string_view bytes) {
+        if (auto r = count_bytes(v, where, bytes.size()); !r) return r.error();
+        return doc_.text(bytes);
+    }
+    // Counts what a part takes in the file (a string and its u16 length): a part of more than a
+    // save can hold is refused, so a part's memory stays bounded.
+    Result<void> count_bytes(const Value& v, const Where& where, std::size_t size) {
+        part_bytes_ += size + 2;
+        if (part_bytes_ > k_max_file_size)
+            return r_.error_at(v, where.str(),
+                               fmt::format("expected at most {} bytes in a save (512 MiB), found "
+                                           "more",
+                                           k_max_file_size));
+        return {};
+    }
+
+    // A string of at most 65535 bytes (a u16 length in the file) at `p`; its end in the text.
+    Result<std::size_t> string16(std::size_t p, const Where& where, Str& out) {
+        std::size_t end;
+        std::string_view bytes;
+        if (r_.at(p) == '"') {
+            end = r_.string_end_at(p);
+            const std::string_view inner = r_.text().substr(p + 1, end - p - 2);
+            if (refs_ && std::memchr(inner.data(), '\\', inner.size()) == nullptr) {
+                if (inner.size() > k_max_u16) return too_long(p, where, inner.size());
+                if (auto r = count_bytes(Value{Kind::string, p, end}, where, inner.size()); !r)
+                    return r.error();
+                out = doc_.ref(inner);
+                return end;
+            }
+            scratch_.clear();
+            r_.decode(Value{Kind::string, p, end}, scratch_);
+        } else {
+            Kind kind;
+            end = r_.end_of(p, kind);
+            if (auto r = read_bytes(Value{kind, p, end}, where, scratch_); !r) return r.error();
+        }
+        if (scratch_.size() > k_max_u16) return too_long(p, where, scratch_.size());
+        auto s = keep_text(Value{kind_of(r_.at(p)), p, end}, where, scratch_);
+        if (!s) return s.error();
+        out = *s;
+        return end;
+    }
+    Error too_long(std::size_t p, const Where& where, std::size_t size) const {
+        return error(p, where, fmt::format("expected at most {} bytes, found {}", k_max_u16, size));
+    }
+
+    // The key of the member at `p` (the position of its opening quote), decoded when it has
+    // escapes; the position of the member's value.
+    std::size_t key_at(std::size_t p, std::string_view& key) {
+        const std::size_t end = r_.string_end_at(p);
+        key = r_.text().substr(p + 1, end - p - 2);
+        if (key.find('\\') != std::string_view::npos) {
+            key_.clear();
+            r_.decode(Value{Kind::string, p, end}, key_);
+            key = key_;
+        }
+        return r_.skip_space_at(r_.skip_space_at(end) + 1); // past ':'
+    }
+
+    // The members of the object at `p` (validated text), in text order: fn(key, value position)
+    // returns the value's end. The end of the object.
+    template <class F> Result<std::size_t> each_member(std::size_t p, F&& fn) {
+        std::size_t q = r_.skip_space_at(p + 1);
+        if (r_.at(q) == '}') return q + 1;
+        for (;;) {
+            std::string_view key;
+            const std::size_t v = key_at(q, key);
+            auto end = fn(key, v);
+            if (!end) return end;
+            q = r_.skip_space_at(*end);
+            if (r_.at(q) == '}') return q + 1;
+            q = r_.skip_space_at(q + 1); // ','
+        }
+    }
+    // The elements of the array at `p`: fn(index, position) returns the element's end. The end
+    // of the array and the count.
+    template <class F> Result<std::size_t> each_element(std::size_t p, std::size_t& count, F&& fn) {
+        std::size_t q = r_.skip_space_at(p + 1);
+        count = 0;
+        if (r_.at(q) == ']') return q + 1;
+        for (;;) {
+            auto end = fn(count, q);
+            if (!end) return end;
+            ++count;
+            q = r_.skip_space_at(*end);
+            if (r_.at(q) == ']') return q + 1;
+            q = r_.skip_space_at(q + 1); // ','
+        }
+    }
+    std::size_t skip(std::size_t p) const {
+        Kind kind;
+        return r_.end_of(p, kind);
+    }
+
+    // A missing member of the object at `p` outranks an error found inside another (as reading
+    // member by member would have it): `required` in order, the first missing one.
+    std::optional<Error> missing(std::size_t p, const Where& where,
+                                 std::initializer_list<std::string_view> required) const {
+        const Value object{Kind::object, p, p};
+        Value ignored;
+        for (std::string_view name : required)
+            if (!r_.find(object, name, ignored))
+                return error(p, where, fmt::format("expected a member \"{}\"", name));
+        return std::nullopt;
+    }
+
+    // An object with a byte-string member `first` (the node's name) and an array member `second`
+    // (its children, read by `list`), in any order; of a member given twice the first counts,
+    // other members are ignored. `what` for the message of a value that is no object.
+    template <class F>
+    Result<std::size_t> record(std::size_t p, const Where& where, std::string_view what,
+                               std::string_view first, std::string_view second, F&& list) {
+        if (r_.at(p) != '{') return error(p, where, std::string(what));
+        const NodeId node = b_.open(NodeKind::object, Str{});
+        bool has_first = false, has_second = false;
+        auto end = each_member(p, [&](std::string_view key, std::size_t v) -> Result<std::size_t> {
+            if (key == first && !has_first) {
+                has_first = true;
+                return string16(v, where.member(first), doc_.node(node).name);
+            }
+            if (key == second && !has_second) {
+                has_second = true;
+                return list(v, where.member(second));
+            }
+            return skip(v);
+        });
+        if (!end) {
+            if (auto m = missing(p, where, {first, second})) return *m;
+            return end;
+        }
+        if (!has_first || !has_second) return *missing(p, where, {first, second});
+        b_.close_to(node);
+        b_.close();
+        return end;
+    }
+
+    // An array of elements read by `element`, at most 65535 (a u16 count in the file).
+    template <class F>
+    Result<std::size_t> list16(std::size_t p, const Where& where, std::string_view what,
+                               std::string_view plural, F&& element) {
+        if (r_.at(p) != '[')
+            return error(p, where,
+                         fmt::format("expected an array of {}, found {}", what,
+                                     json::kind_name(kind_of(r_.at(p)))));
+        std::size_t n = 0;
+        auto end = each_element(
+            p, n, [&](std::size_t i, std::size_t q) { return element(q, where.at(i)); });
+        if (!end) return end;
+        if (n > k_max_u16)
+            return error(p, where,
+                         fmt::format("expected at most {} {}, found {}", k_max_u16, plural, n));
+        return end;
+    }
+
+    // A [key, value] pair, as a scalar under the open node.
+    Result<std::size_t> pair(std::size_t p, const Where& where) {
+        if (r_.at(p) != '[')
+            return error(p, where,
+                         "expected a [key, value] pair, found " +
+                             std::string(json::kind_name(kind_of(r_.at(p)))));
+        Str key, value;
+        std::size_t n = 0;
+        std::size_t q = r_.skip_space_at(p + 1);
+        if (r_.at(q) != ']') {
+            auto key_end = string16(q, where.at(0), key);
+            if (!key_end) return key_end;
+            n = 1;
+            q = r_.skip_space_at(*key_end);
+            if (r_.at(q) == ',') {
+                auto value_end = string16(r_.skip_space_at(q + 1), where.at(1), value);
+                if (!value_end) return value_end;
+                n = 2;
+                q = r_.skip_space_at(*value_end);
+                if (r_.at(q) == ',') n = 3; // and maybe more
+            }
+        }
+        if (n != 2)
+            return error(p, where,
+                         fmt::format("expected a [key, value] pair, found {} elements", n));
+        b_.add(NodeKind::scalar, key, value, {}, ValueType::string);
+        return q + 1;
+    }
+    Result<std::size_t> pairs(std::size_t p, const Where& where) {
+        return list16(p, where, "[key, value] pairs", "properties",
+                      [&](std::size_t q, const Where& w) { return pair(q, w); });
+    }
+
+    // One entity: {"name": ..., "components": [{"type": ..., "properties": [[k, v], ...]}]}.
+    Result<std::size_t> entity(std::size_t p, const Where& where, NodeId& out) {
+        out = static_cast<NodeId>(doc_.node_count());
+        return record(
+            p, where, "expected an entity object {name, components}", "name", "components",
+            [&](std::size_t q, const Where& cw) {
+                return list16(
+                    q, cw, "components", "components", [&](std::size_t c, const Where& one) {
+                        return record(c, one, "expected a component object {type, properties}",
+                                      "type", "properties", [&](std::size_t pp, const Where& pw) {
+                                          return pairs(pp, pw);
+                                      });
+                    });
+            });
+    }
+
+    Result<std::string> metadata(const Value& v) {
+        if (v.kind != Kind::object)
+            return r_.error_at(v, "metadata", "expected an object with raw and fields");
+        Value raw, fields;
+        const bool has_raw = r_.find(v, "raw", raw);
+        const bool has_fields = r_.find(v, "fields", fields);
+        if (!has_raw && !has_fields)
+            return r_.error_at(v, "metadata", "expected \"raw\" or \"fields\", found neither");
+        std::string block;
+        if (has_raw) {
+            if (auto r = read_bytes(raw, root_where("metadata.raw"), block); !r) return r.error();
+        }
+        if (has_fields) {
+            if (fields.kind != Kind::object)
+                return r_.error_at(fields, "metadata.fields", "expected an object of field texts");
+            auto from_fields = render_fields(fields);
+            if (!from_fields) return from_fields.error();
+            if (!has_raw) {
+                block = std::move(*from_fields);
+            } else if (fields_differ(block, fields)) {
+                // The fields were edited: they win, and the block is rebuilt one field a line.
+                notes_.emplace_back("metadata.fields differ from metadata.raw: the block was "
+                                    "rebuilt from the fields");
+                block = std::move(*from_fields);
+            }
+        }
+        if (block.size() > k_max_file_size)
+            return r_.error_at(v, "metadata", "the block is too large");
+        return block;
+    }
+
+    // The JSON fields as token texts, for the fields of this version in block order (1.2,
+    // k_meta_fields): a multi-part field (position) as its parts.
+    Result<std::vector<std::string>> field_texts(const Value& fields) {
+        std::vector<std::string> texts;
+        for (const MetaFieldSpec& spec : k_meta_fields) {
+            if (!in_version(spec, version_)) continue;
+            const std::string_view name = spec.name;
+            std::string path = "metadata.fields";
+            append_path_name(path, name);
+            Value f;
+            if (!r_.find(fields, name, f))
+                return r_.error_at(fields, path, "expected this field, found none");
+            const Where where = root_where(path);
+            if (spec.parts > 1) {
+                if (f.kind != Kind::array)
+                    return r_.error_at(f, path,
+                                       fmt::format("expected an array of three number texts, "
+                                                   "found {}",
+                                                   json::kind_name(f.kind)));
+                std::size_t n = 0;
+                std::optional<Error> problem;
+                r_.elements(f, [&](std::size_t i, const Value& part) {
+                    std::string text;
+                    if (auto r = read_bytes(part, where.at(i), text); !r) {
+                        problem = r.error();
+                        return false;
+                    }
+                    texts.push_back(std::move(text));
+                    ++n;
+                    return true;
+                });
+                if (problem) return *problem;
+                if (n != spec.parts)
+                    return r_.error_at(f, path,
+                                       fmt::format("expected 3 numbers (x, y, z), found {}", n));
+                continue;
+            }
+            std::string text;
+            if (auto r = read_bytes(f, where, text); !r) return r.error();
+            if (text.find('\n') != std::string::npos)
+                return r_.error_at(
+                    f, path, "expected one line, found a newline (a block field is one line)");
+            texts.push_back(std::move(text));
+        }
+        return texts;
+    }
+
+    Result<std::string> render_fields(const Value& fields) {
+        auto texts = field_texts(fields);
+        if (!texts) return texts.error();
+        std::vector<std::string_view> views(texts->begin(), texts->end());
+        return layout_block(views, version_);
+    }
+
+    // Whether the JSON fields say something else than the raw block does.
+    bool fields_differ(std::string_view block, const Value& fields) {
+        auto texts = field_texts(fields);
+        if (!texts) return true;
+        Metadata meta;
+        auto ignore = [](std::size_t, std::string, std::string) {};
+        parse_metadata_block(block, 0, version_, meta, ignore, ignore);
+        if (meta.count != texts->size()) return true;
+        for (std::size_t i = 0; i < meta.count; ++i)
+            if (meta.fields[i].text != (*texts)[i]) return true;
+        return false;
+    }
+
+    // The custom state (1.1, 1.4) as the tail's node: its pairs, the declared count when the
+    // dump gives one, or absent (a v1/v2 file that ends after its entities).
+    Result<void> custom_state(Str name, bool has_pairs, const Value& pairs_value, bool has_declared,
+                              const Value& declared, bool has_absent, const Value& absent) {
+        const bool is_absent = has_absent && r_.is_true(absent);
+        if (has_absent && absent.kind != Kind::boolean)
+            return r_.error_at(absent, "customStateAbsent", "expected true or false");
+        if (is_absent) {
+            if (current_rules(version_))
+                return r_.error_at(
+                    absent, "customStateAbsent",
+                    fmt::format("v{} files always have a custom-state count", version_));
+            if (has_pairs && (pairs_value.kind != Kind::array ||
+                              r_.raw(pairs_value).find('[', 1) != std::string_view::npos))
+                return r_.error_at(pairs_value, "customState",
+                                   "expected no pairs ([]) with customStateAbsent: true");
+            const NodeId id = b_.add(NodeKind::object, name);
+            doc_.node(id).flags |= k_flag_absent;
+            return {};
+        }
+        // 1.4: a v3/v4 file always has its custom-state count; a v1/v2 file has one or ends
+        // after the entities (customStateAbsent). A dump always has the member, so a missing
+        // one is refused, not read as no pairs.
+        if (!has_pairs)
+            return r_.error_at(
+                root_, "",
+                current_rules(version_)
+                    ? fmt::format("expected a member \"customState\" (a v{} file always has its "
+                                  "custom-state count, FORMATS.md 1.4), found none",
+                                  version_)
+                    : std::string("expected a member \"customState\" (the pairs, or "
+                                  "\"customStateAbsent\": true for a file without a "
+                                  "custom-state count), found none"));
+        const NodeId id = b_.open(NodeKind::object, name);
+        const Where where = root_where("customState");
+        if (pairs_value.kind != Kind::array)
+            return r_.error_at(pairs_value, where.str(),
+                               fmt::format("expected an array of [key, value] pairs, found {}",
+                                           json::kind_name(pairs_value.kind)));
+        std::size_t n = 0;
+        auto end = each_element(pairs_value.begin, n,
+                                [&](std::size_t i, std::size_t q) { return pair(q, where.at(i)); });
+        if (!end) return end.error();
+        b_.close();
+        std::uint64_t count = n;
+        if (has_declared) {
+            auto d = unsigned_number(declared, "customStateCount", 0, k_max_custom_state);
+            if (!d) return d.error();
+            count = *d;
+            doc_.node(id).value = doc_.text(std::to_string(count));
+        }
+        if (count > k_max_custom_state)
+            return r_.error_at(
+                pairs_value, "customState",
+                fmt::format("expected at most {} pairs, found {}", k_max_custom_state, count));
+        return {};
+    }
+
+    const json::Reader& r_;
+    Document doc_;
+    bool refs_;
+    TreeBuilder b_;
+    Value root_;
+    std::uint32_t version_ = 0;
+    std::uint64_t part_bytes_ = 0;
+    std::string scratch_;
+    std::string key_;
+    std::vector<std::string> notes_;
+};
+
+// The dump's text as a Document source, when a Document can address it.
+std::shared_ptr<const Source> text_source(std::string_view text) {
+    if (text.size() > Document::k_max_bytes) return nullptr;
+    return std::make_shared<const Source>(text, nullptr);
+}
+
+} // namespace
+
+Result<Packed> from_json_to(std::string_view text,
+                            const std::function<Result<void>(std::string_view)>& emit) {
+    json::Reader reader(text);
+    auto root = reader.validate();
+    if (!root) return root.error();
+    std::unique_ptr<Parts> writer = part_writer(emit);
+    DumpReader dump(reader, text_source(text));
+    auto notes = dump.run(*root, *writer);
+    if (!notes) return notes.error();
+    Packed out;
+    out.notes = std::move(*notes);
+    return out;
+}
+
+Result<Packed> from_json(std::string_view text) {
+    std::string bytes;
+    auto packed = from_json_to(text, [&](std::string_view b) -> Result<void> {
+        bytes.append(b);
+        return {};
+    });
+    if (!packed) return packed.error();
+    packed->bytes = std::move(bytes);
+    return packed;
 }
 
 } // namespace sparksave::spark_save

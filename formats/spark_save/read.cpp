@@ -12,9 +12,10 @@ namespace {
 // buffer; the fixed node names are interned once. With a consumer, the tree is built part by
 // part in the one Document (stream()): the head goes to the consumer when the entity list
 // starts, each entity when it ends, the tail at the end; the Document is emptied in between.
+// The consumer's first error halts the read (Reader: halted()).
 class TreeSink {
   public:
-    explicit TreeSink(Document& doc, PartConsumer* consumer = nullptr)
+    explicit TreeSink(Document& doc, Parts* consumer = nullptr)
         : doc_(doc), b_(doc), consumer_(consumer), metadata_(doc.text(k_metadata)),
           entities_(doc.text(k_entities)), custom_state_(doc.text(k_custom_state)),
           trailing_(doc.text(k_trailing)), checksum_(doc.text(k_checksum)),
@@ -25,20 +26,22 @@ class TreeSink {
     // After the read: hands the part still being built (all of it, if the read stopped early)
     // to the consumer.
     void finish() {
-        if (!consumer_) return;
+        if (!consumer_ || failure_) return;
         switch (doc_.part()) {
         case Document::Part::head:
-            consumer_->head(doc_, 0);
+            keep(consumer_->head(doc_, 0));
             break;
         case Document::Part::item:
-            if (entity_ != k_no_node) consumer_->item(doc_, entity_, index_);
+            if (entity_ != k_no_node) keep(consumer_->item(doc_, entity_, index_));
             break;
         case Document::Part::tail:
         case Document::Part::whole:
-            consumer_->tail(doc_);
+            keep(consumer_->tail(doc_));
             break;
         }
     }
+    bool halted() const noexcept { return failure_.has_value(); }
+    std::optional<Error>& failure() noexcept { return failure_; }
 
     void on_header(std::uint32_t version) { doc_.set_version(version); }
 
@@ -51,7 +54,7 @@ class TreeSink {
     void on_entities_begin(std::uint32_t count, std::size_t offset) {
         b_.open(NodeKind::list, entities_, span(offset, 0));
         if (consumer_) {
-            consumer_->head(doc_, count);
+            keep(consumer_->head(doc_, count));
             next_part(Document::Part::item);
         }
     }
@@ -75,7 +78,7 @@ class TreeSink {
     void on_entity_end(std::size_t end) {
         close_at(end);
         if (consumer_) {
-            consumer_->item(doc_, entity_, index_);
+            keep(consumer_->item(doc_, entity_, index_));
             entity_ = k_no_node;
         }
     }
@@ -111,6 +114,9 @@ class TreeSink {
     }
 
   private:
+    void keep(Result<void> r) {
+        if (!r) failure_ = std::move(r).error();
+    }
     void next_part(Document::Part part) {
         doc_.clear_nodes(keep_);
         doc_.set_part(part);
@@ -128,7 +134,8 @@ class TreeSink {
 
     Document& doc_;
     TreeBuilder b_;
-    PartConsumer* consumer_;
+    Parts* consumer_;
+    std::optional<Error> failure_;
     Str metadata_, entities_, custom_state_, trailing_, checksum_;
     std::size_t keep_;
     NodeId entity_ = k_no_node;
@@ -166,10 +173,11 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
 
 namespace sparksave::spark_save {
 
-Findings stream(std::shared_ptr<const Source> source, PartConsumer& consumer) {
+PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     std::string_view bytes = source ? source->view() : std::string_view{};
     Document doc(FormatId::spark_save, 0, source);
-    Findings findings;
+    PartsRead out;
+    Findings& findings = out.findings;
     // Parts go to the consumer as they are read, so the CRC is checked first, not alongside.
     std::optional<std::uint32_t> known_crc;
     if (bytes.size() >= 12 && bytes.starts_with(k_magic)) {
@@ -179,13 +187,19 @@ Findings stream(std::shared_ptr<const Source> source, PartConsumer& consumer) {
     }
     TreeSink sink(doc, &consumer);
     Reader<TreeSink> reader(bytes, findings, sink, true, known_crc);
-    if (!reader.run()) {
-        doc.set_complete(false);
-        consumer.stopped();
+    const bool whole = reader.run();
+    if (sink.halted()) {
+        out.consumer_error = std::move(sink.failure());
+        return out;
     }
+    if (!whole) doc.set_complete(false);
     doc.set_version(reader.version()); // as read() does (a part the read stopped in)
     sink.finish();
-    return findings;
+    if (sink.halted())
+        out.consumer_error = std::move(sink.failure());
+    else if (!whole)
+        consumer.stopped();
+    return out;
 }
 
 } // namespace sparksave::spark_save

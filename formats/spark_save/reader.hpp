@@ -15,6 +15,8 @@
 //   on_custom_state_end(end, complete_pairs)
 //   on_trailing(bytes, offset)
 //   on_checksum(stored, offset)
+// and optionally halted(): true stops the read after the entity list's start or an entity (a
+// consumer of the parts failed, format.hpp Parts); run() then returns false.
 #pragma once
 
 #include "metadata.hpp"
@@ -286,6 +288,13 @@ template <class Sink> class Reader {
   private:
     template <class> friend class Reader;
 
+    bool halted() const {
+        if constexpr (requires { sink_.halted(); })
+            return sink_.halted();
+        else
+            return false;
+    }
+
     // The whole-file CRC: the known one, or computed now (once).
     template <class F> std::uint32_t crc(F&& compute) {
         if (!known_crc_) known_crc_ = compute();
@@ -365,6 +374,7 @@ template <class Sink> class Reader {
             return false;
         }
         sink_.on_entities_begin(entity_count, count_off);
+        if (halted()) return false;
         has_transform_.assign(entity_count, 0);
         entity_count_ = entity_count;
 
@@ -446,6 +456,7 @@ template <class Sink> class Reader {
                 sink_.on_component_end(r.pos());
             }
             sink_.on_entity_end(r.pos());
+            if (halted()) return false;
         }
         sink_.on_entities_end(r.pos());
         check_parent_targets();

@@ -20,12 +20,20 @@ namespace {
 // (custom state, trailing bytes, the v4 CRC over everything written). With an emit function
 // the bytes go out in blocks as they are made (migrating a large file); without, they collect
 // for write(). Node paths are built only for an error.
-class Writer final : public PartWriter {
+class Writer final : public Parts {
   public:
     explicit Writer(std::size_t reserve, std::function<Result<void>(std::string_view)> emit = {})
         : w_(reserve), emit_(std::move(emit)) {}
 
-    Result<void> head(const Document& doc, std::uint64_t entity_count) override {
+    Result<void> head(Document& doc, std::uint64_t entity_count) override {
+        return write_head(doc, entity_count);
+    }
+    Result<void> item(Document& doc, NodeId entity, std::uint64_t index) override {
+        return write_item(doc, entity, index);
+    }
+    Result<void> tail(Document& doc) override { return write_tail(doc); }
+
+    Result<void> write_head(const Document& doc, std::uint64_t entity_count) {
         version_ = doc.version();
         if (version_ < 1 || version_ > k_current_version)
             return fail({}, fmt::format("expected a version from 1 to {}, found {}",
@@ -45,8 +53,7 @@ class Writer final : public PartWriter {
         return drain(false);
     }
 
-    Result<void> item(const Document& doc, NodeId entity) override {
-        const std::uint64_t index = index_++;
+    Result<void> write_item(const Document& doc, NodeId entity, std::uint64_t index) {
         auto path = [&](NodeId component, NodeId property) {
             std::string p(k_entities);
             append_path_index(p, index);
@@ -78,7 +85,7 @@ class Writer final : public PartWriter {
         return drain(false);
     }
 
-    Result<void> tail(const Document& doc) override {
+    Result<void> write_tail(const Document& doc) {
         const NodeId root = doc.root();
         const NodeId custom = doc.child(root, k_custom_state);
         const bool absent = custom == k_no_node || ((doc.node(custom).flags & k_flag_absent) &&
@@ -152,7 +159,6 @@ class Writer final : public PartWriter {
     std::function<Result<void>(std::string_view)> emit_;
     std::uint32_t version_ = 0;
     std::uint32_t crc_ = 0;
-    std::uint64_t index_ = 0;
 };
 
 } // namespace
@@ -163,14 +169,15 @@ Result<std::string> write(const Document& doc) {
         return make_error(ErrorCode::bad_value, "expected an entities node", k_no_offset,
                           std::string(k_entities));
     Writer w(doc.source_bytes().size() + 64);
-    if (auto r = w.head(doc, doc.child_count(entities)); !r) return r.error();
+    if (auto r = w.write_head(doc, doc.child_count(entities)); !r) return r.error();
+    std::uint64_t index = 0;
     for (NodeId entity : doc.children(entities))
-        if (auto r = w.item(doc, entity); !r) return r.error();
-    if (auto r = w.tail(doc); !r) return r.error();
+        if (auto r = w.write_item(doc, entity, index++); !r) return r.error();
+    if (auto r = w.write_tail(doc); !r) return r.error();
     return std::move(w).take();
 }
 
-std::unique_ptr<PartWriter> part_writer(std::function<Result<void>(std::string_view)> emit) {
+std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)> emit) {
     return std::make_unique<Writer>(std::size_t{2} << 20, std::move(emit));
 }
 

@@ -438,14 +438,15 @@ struct Side {
     // Reads the file part by part. The first read indexes it (and keeps head and tail); a later
     // one keeps the items marked in `keep`.
     Findings read(const FormatInfo& format, bool index) {
-        struct Consumer : PartConsumer {
+        struct Consumer : Parts {
             Side& side;
             bool index;
             Consumer(Side& s, bool i) : side(s), index(i) {}
-            void head(Document& doc, std::uint64_t) override {
+            Result<void> head(Document& doc, std::uint64_t) override {
                 if (index) side.head.emplace(doc);
+                return {};
             }
-            void item(Document& doc, NodeId item, std::uint64_t i) override {
+            Result<void> item(Document& doc, NodeId item, std::uint64_t i) override {
                 if (index) {
                     const std::uint32_t id = side.names.id(doc.name(item));
                     if (id >= side.count.size())
@@ -457,12 +458,14 @@ struct Side {
                     side.kept.emplace(static_cast<std::size_t>(i),
                                       std::pair<Document, NodeId>(doc, item));
                 }
+                return {};
             }
-            void tail(Document& doc) override {
+            Result<void> tail(Document& doc) override {
                 if (index) side.tail.emplace(doc);
+                return {};
             }
         } consumer(*this, index);
-        return format.stream(source, consumer);
+        return format.stream(source, consumer).findings; // the consumer never fails
     }
 };
 

@@ -83,68 +83,154 @@ void merge_notes(std::vector<std::string>& notes, const std::vector<std::string>
 
 namespace {
 
-// Runs the steps over each part and hands it to the part writer (migrate_parts).
-class PartMigrator final : public PartConsumer {
+// Runs a plan's steps (migrate.hpp MigrationStep) over a whole tree or over the parts of a file,
+// one at a time: the same functions either way. Each step's notes are kept apart and merged in
+// step order at the end, so they come out the same either way too.
+class StepRunner {
   public:
-    PartMigrator(const FormatInfo& format, std::uint32_t to, PartWriter& writer)
+    explicit StepRunner(std::vector<const MigrationStep*> steps)
+        : steps_(std::move(steps)), notes_(steps_.size()) {}
+
+    const std::vector<const MigrationStep*>& steps() const noexcept { return steps_; }
+
+    // Every step over the whole tree: its head function, its item function on each item of the
+    // list `items` in order, then its tail function (or its whole-tree function).
+    Result<void> run_whole(Document& doc, std::string_view items) {
+        for (std::size_t i = 0; i < steps_.size(); ++i) {
+            const MigrationStep& s = *steps_[i];
+            if (s.whole && !apply(s, i, s.whole, doc)) return std::move(*failure_);
+            if (s.head && !apply(s, i, s.head, doc)) return std::move(*failure_);
+            if (s.item) {
+                const NodeId list = doc.child(doc.root(), items);
+                if (list == k_no_node)
+                    return fail(s, make_error(ErrorCode::bad_value,
+                                              fmt::format("expected the {} list", items),
+                                              k_no_offset, std::string(items)));
+                std::uint64_t index = 0;
+                for (NodeId item : doc.children(list))
+                    if (!apply_item(s, i, doc, item, index++)) return std::move(*failure_);
+            }
+            if (s.tail && !apply(s, i, s.tail, doc)) return std::move(*failure_);
+            doc.set_version(s.to);
+        }
+        return {};
+    }
+
+    // Every step over one part of a file read part by part (Document::part()). The plan must
+    // hold only steps that apply by parts.
+    Result<void> run_part(Document& doc, NodeId item, std::uint64_t index) {
+        for (std::size_t i = 0; i < steps_.size(); ++i) {
+            const MigrationStep& s = *steps_[i];
+            bool ok = true;
+            switch (doc.part()) {
+            case Document::Part::head:
+                ok = !s.head || apply(s, i, s.head, doc);
+                break;
+            case Document::Part::item:
+                ok = !s.item || apply_item(s, i, doc, item, index);
+                break;
+            case Document::Part::tail:
+                ok = !s.tail || apply(s, i, s.tail, doc);
+                break;
+            case Document::Part::whole:
+                return make_error(ErrorCode::internal, "run_part on a whole tree");
+            }
+            if (!ok) return std::move(*failure_);
+            doc.set_version(s.to);
+        }
+        return {};
+    }
+
+    std::vector<std::string> notes() const {
+        std::vector<std::string> out;
+        for (const auto& step_notes : notes_) merge_notes(out, step_notes);
+        return out;
+    }
+
+  private:
+    bool apply(const MigrationStep& s, std::size_t i, StepFunction f, Document& doc) {
+        scratch_.clear();
+        if (auto r = f(doc, scratch_); !r) {
+            fail(s, r.error());
+            return false;
+        }
+        if (!scratch_.empty()) merge_notes(notes_[i], scratch_);
+        return true;
+    }
+    bool apply_item(const MigrationStep& s, std::size_t i, Document& doc, NodeId item,
+                    std::uint64_t index) {
+        scratch_.clear();
+        if (auto r = s.item(doc, item, index, scratch_); !r) {
+            fail(s, r.error());
+            return false;
+        }
+        if (!scratch_.empty()) merge_notes(notes_[i], scratch_);
+        return true;
+    }
+    Error fail(const MigrationStep& s, Error e) {
+        e.message = fmt::format("step {}: {}", s.id, e.message);
+        failure_ = e;
+        return e;
+    }
+
+    std::vector<const MigrationStep*> steps_;
+    std::vector<std::vector<std::string>> notes_; // by step
+    std::vector<std::string> scratch_;
+    std::optional<Error> failure_;
+};
+
+// Runs the steps over each part and hands it to the part writer (migrate_parts).
+class PartMigrator final : public Parts {
+  public:
+    PartMigrator(const FormatInfo& format, std::uint32_t to, Parts& writer)
         : format_(format), to_(to), writer_(writer) {}
 
-    void head(Document& doc, std::uint64_t items) override {
-        result_.from = doc.version();
+    Result<void> head(Document& doc, std::uint64_t items) override {
+        from_ = doc.version();
         auto plan = plan_migration(format_.id, doc.version(), to_);
-        if (!plan) {
-            failure_ = plan.error();
-            return;
-        }
-        result_.steps = std::move(*plan);
-        if (step(doc)) keep(writer_.head(doc, items));
+        if (!plan) return plan.error();
+        for (const MigrationStep* s : *plan)
+            if (!s->by_parts())
+                return make_error(ErrorCode::internal,
+                                  fmt::format("step {} needs the whole tree: {} v{} cannot be "
+                                              "migrated part by part",
+                                              s->id, format_.name, from_));
+        runner_.emplace(std::move(*plan));
+        if (auto r = runner_->run_part(doc, k_no_node, 0); !r) return r;
+        return writer_.head(doc, items);
     }
-    void item(Document& doc, NodeId item, std::uint64_t) override {
-        if (step(doc)) keep(writer_.item(doc, item));
+    Result<void> item(Document& doc, NodeId item, std::uint64_t index) override {
+        if (auto r = runner_->run_part(doc, item, index); !r) return r;
+        return writer_.item(doc, item, index);
     }
-    void tail(Document& doc) override {
-        if (step(doc)) keep(writer_.tail(doc));
+    Result<void> tail(Document& doc) override {
+        if (auto r = runner_->run_part(doc, k_no_node, 0); !r) return r;
         tail_seen_ = true;
+        return writer_.tail(doc);
     }
 
-    Result<MigratedParts> result(const Findings& findings) && {
-        if (const Error* e = findings.first_error()) {
+    Result<MigratedParts> result(PartsRead read) && {
+        if (const Error* e = read.findings.first_error()) {
             Error failed = *e;
             failed.message = "does not parse: " + e->message;
             return failed;
         }
-        if (failure_) return *failure_;
-        if (!tail_seen_) return make_error(ErrorCode::internal, "the read ended before the tail");
-        return std::move(result_);
+        if (read.consumer_error) return std::move(*read.consumer_error);
+        if (!tail_seen_ || !runner_)
+            return make_error(ErrorCode::internal, "the read ended before the tail");
+        MigratedParts out;
+        out.from = from_;
+        out.steps = runner_->steps();
+        out.notes = runner_->notes();
+        return out;
     }
 
   private:
-    // Applies every step to this part; false once anything failed.
-    bool step(Document& doc) {
-        if (failure_) return false;
-        for (const MigrationStep* s : result_.steps) {
-            notes_.clear();
-            if (auto r = s->apply(doc, notes_); !r) {
-                Error e = r.error();
-                e.message = fmt::format("step {}: {}", s->id, e.message);
-                failure_ = std::move(e);
-                return false;
-            }
-            merge_notes(result_.notes, notes_);
-            doc.set_version(s->to);
-        }
-        return true;
-    }
-    void keep(const Result<void>& r) {
-        if (!r && !failure_) failure_ = r.error();
-    }
-
     const FormatInfo& format_;
     std::uint32_t to_;
-    PartWriter& writer_;
-    MigratedParts result_;
-    std::vector<std::string> notes_;
-    std::optional<Error> failure_;
+    Parts& writer_;
+    std::uint32_t from_ = 0;
+    std::optional<StepRunner> runner_;
     bool tail_seen_ = false;
 };
 
@@ -156,30 +242,22 @@ Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<co
     if (!format.stream || !format.part_writer)
         return make_error(ErrorCode::internal,
                           fmt::format("{} cannot be migrated part by part", format.name));
-    std::unique_ptr<PartWriter> writer = format.part_writer(out);
+    std::unique_ptr<Parts> writer = format.part_writer(out);
     PartMigrator migrator(format, to, *writer);
-    Findings findings = format.stream(std::move(source), migrator);
-    return std::move(migrator).result(findings);
+    PartsRead read = format.stream(std::move(source), migrator);
+    return std::move(migrator).result(std::move(read));
 }
 
 Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
     auto plan = plan_migration(doc.format(), doc.version(), to);
     if (!plan) return plan.error();
-    Migrated out;
-    out.steps = std::move(*plan);
-    Document copy = doc;
-    std::vector<std::string> notes;
-    for (const MigrationStep* step : out.steps) {
-        notes.clear();
-        if (auto r = step->apply(copy, notes); !r) {
-            Error e = r.error();
-            e.message = fmt::format("step {}: {}", step->id, e.message);
-            return e;
-        }
-        merge_notes(out.notes, notes);
-        copy.set_version(step->to);
-    }
     const FormatInfo& format = format_info(doc.format());
+    StepRunner runner(std::move(*plan));
+    Document copy = doc;
+    if (auto r = runner.run_whole(copy, format.items); !r) return r.error();
+    Migrated out;
+    out.steps = runner.steps();
+    out.notes = runner.notes();
     auto bytes = format.write(copy);
     if (!bytes) {
         Error e = bytes.error();

@@ -320,7 +320,7 @@ namespace sparksave {
 TextParts::TextParts(const PrintOptions& options, std::string& out)
     : options_(options), out_(out) {}
 
-void TextParts::head(const Document& doc, std::uint64_t items) {
+Result<void> TextParts::head(Document& doc, std::uint64_t items) {
     const NodeId root = doc.root();
     for (NodeId c : doc.children(root)) {
         std::string name;
@@ -334,19 +334,22 @@ void TextParts::head(const Document& doc, std::uint64_t items) {
         }
         text_node(doc, c, 0, name, options_, out_);
     }
+    return {};
 }
 
-void TextParts::item(const Document& doc, NodeId item, std::uint64_t index) {
+Result<void> TextParts::item(Document& doc, NodeId item, std::uint64_t index) {
     std::string label = fmt::format("[{}]", index);
     if (!doc.name(item).empty()) {
         label += ' ';
         append_display(label, doc.name(item), true);
     }
     text_node(doc, item, 1, label, options_, out_);
+    return {};
 }
 
-void TextParts::tail(const Document& doc) {
+Result<void> TextParts::tail(Document& doc) {
     print_text(doc, doc.root(), {}, options_, out_);
+    return {};
 }
 
 } // namespace sparksave

@@ -481,8 +481,8 @@ TEST_CASE("diff_streamed: order is refused, a file that does not parse is report
 
 // Issue 11, item 19: the dump of a file whose read stopped part-way says so ("complete": false)
 // and pack refuses it; a file read to its end dumps with no such member. The stop is the
-// reader's own verdict (Document::complete()), for every format; the streamed dump (JsonParts)
-// marks it the same way.
+// reader's own verdict (Document::complete()), for every format; the streamed dump (format.hpp
+// Parts) marks it the same way.
 TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and refused") {
     std::size_t partial = 0, whole = 0;
     for (const FormatInfo& format : format_table()) {
@@ -511,19 +511,10 @@ TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and re
                 CHECK(packed.error().path == "complete");
                 CHECK(packed.error().message.find("stopped part-way") != std::string::npos);
                 if (format.json_parts) {
-                    struct Parts : PartConsumer {
-                        std::unique_ptr<JsonParts> json;
-                        void head(Document& d, std::uint64_t) override { json->head(d); }
-                        void item(Document& d, NodeId i, std::uint64_t) override {
-                            json->item(d, i);
-                        }
-                        void tail(Document& d) override { json->tail(d); }
-                        void stopped() override { json->stopped(); }
-                    } parts;
                     std::string streamed;
-                    parts.json = format.json_parts(streamed);
-                    format.stream(source, parts);
-                    parts.json->finish();
+                    auto parts = format.json_parts(streamed);
+                    PartsRead read = format.stream(source, *parts);
+                    CHECK_FALSE(read.consumer_error);
                     CHECK(streamed == json);
                 }
             }
@@ -683,4 +674,73 @@ TEST_CASE("pack: a text archive or spark-kv store whose read stopped at a limit 
         REQUIRE_FALSE(packed);
         CHECK(packed.error().path == "complete");
     }
+}
+
+// pack reads the schema in one forward pass (json.cpp): a dump laid out otherwise (on one line,
+// members in another order, escapes where a dump has none, base64 where a string would do)
+// packs to the same bytes, and an error in it keeps its JSON path and line:column.
+TEST_CASE("pack: any layout and member order of a dump gives the same file") {
+    const std::string bytes =
+        test::read_bytes(test::testdata() / "spark_save/valid/v4-hierarchy.spark_save");
+    const std::string json = dump_json(bytes);
+    // On one line: the whitespace between tokens dropped.
+    std::string flat;
+    bool in_string = false;
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (in_string) {
+            flat += c;
+            if (c == '\\')
+                flat += json[++i];
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+            flat += c;
+        } else if (c != ' ' && c != '\n') {
+            flat += c;
+        }
+    }
+    auto a = spark_save::from_json(flat);
+    REQUIRE_MESSAGE(a, (a ? "" : a.error().describe()));
+    CHECK(a->bytes == bytes);
+
+    const std::string ordered = R"({"version": 3, "metadata": {"raw": ""}, "entities": [
+        {"name": "e", "components": [{"type": "T", "properties": [["k", "v"], ["x", "y"]]}]},
+        {"name": "", "components": []}], "customState": [["a", "b"]]})";
+    const std::string other = R"({"customState": [["a", "b"]], "entities": [
+        {"components": [{"properties": [["\u006b", {"base64": "dg=="}], ["x", "y"]],
+                         "extra": 1, "type": "T"}], "name": "e", "name": "ignored"},
+        {"components": [], "name": ""}], "metadata": {"raw": ""}, "version": 3})";
+    auto b = spark_save::from_json(ordered);
+    auto c = spark_save::from_json(other);
+    REQUIRE(b);
+    REQUIRE_MESSAGE(c, (c ? "" : c.error().describe()));
+    CHECK(b->bytes == c->bytes);
+
+    // A missing member outranks an error found inside another one, as it did member by member.
+    auto d = spark_save::from_json(R"({"version": 3, "metadata": {"raw": ""}, "entities": [
+        {"components": [{"type": 5, "properties": []}]}], "customState": []})");
+    REQUIRE_FALSE(d);
+    CHECK(d.error().path == "entities[0]");
+    CHECK(d.error().message == "expected a member \"name\"");
+    CHECK(d.error().line == 2);
+    CHECK(d.error().column == 9);
+    auto e = spark_save::from_json(R"({"version": 3, "metadata": {"raw": ""}, "entities": [
+        {"components": [{"type": 5, "properties": []}], "name": "n"}], "customState": []})");
+    REQUIRE_FALSE(e);
+    CHECK(e.error().path == "entities[0].components[0].type");
+    CHECK(e.error().message.rfind("expected a string or {\"base64\"", 0) == 0);
+    CHECK(e.error().line == 2);
+    CHECK(e.error().column == 34);
+    // Counts the file holds in 16 bits.
+    std::string many = R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "n",
+        "components": [{"type": "T", "properties": [)";
+    for (int i = 0; i < 65536; ++i) many += i ? ",[\"k\",\"v\"]" : "[\"k\",\"v\"]";
+    many += "]}]}], \"customState\": []}";
+    auto f = spark_save::from_json(many);
+    REQUIRE_FALSE(f);
+    CHECK(f.error().path == "entities[0].components[0].properties");
+    CHECK(f.error().message == "expected at most 65535 properties, found 65536");
+    CHECK(f.error().line == 2);
 }

@@ -68,41 +68,29 @@ std::string_view engine_verdict(const Summary& s);
 std::vector<std::pair<std::string, std::uint64_t>>
 most_common(std::vector<std::pair<std::string, std::uint64_t>> counts, std::size_t most = 8);
 
-// Reading a large file part by part, in bounded memory (FormatInfo::stream): the consumer gets
-// one Document, emptied and refilled in turn with the head (everything before the file's main
-// list, and that list's node, empty), each item of the list (under a copy of the list node),
-// then the tail. Document::part() says which. A part is valid only during its call. When the
-// read stops early, the part being read is handed over as far as it got.
-struct PartConsumer {
-    virtual ~PartConsumer() = default;
-    virtual void head(Document& doc, std::uint64_t item_count) = 0;
-    virtual void item(Document& doc, NodeId item, std::uint64_t index) = 0;
-    virtual void tail(Document& doc) = 0;
-    // Called (before the part the read stopped in is handed over) when an error stopped the
-    // read part-way: the parts are only what was read before it (Document::complete()).
+// The one part-by-part protocol, for a file too large to hold as a tree (bounded memory). A
+// producer (a format's stream() reading a file, pack reading a dump) fills one Document in turn
+// with the head (everything before the file's main list, and that list's node, empty), each item
+// of the list (under a copy of the list node), then the tail, and hands each part to a consumer:
+// the JSON and text printers of `dump`, the part writer, migration, diff. Document::part() says
+// which part it is. A part is valid only during its call; a consumer may change it (migration
+// does, before handing it on). A consumer's error stops the producer: no call follows, and the
+// producer returns that error. When the read stops early at an error in the file, the part it
+// stopped in is handed over as far as it got (Document::complete() false), then stopped() is
+// called, last: the parts are only what was read before the error.
+struct Parts {
+    virtual ~Parts() = default;
+    virtual Result<void> head(Document& doc, std::uint64_t item_count) = 0;
+    virtual Result<void> item(Document& doc, NodeId item, std::uint64_t index) = 0;
+    virtual Result<void> tail(Document& doc) = 0;
     virtual void stopped() {}
 };
 
-// The lossless JSON of a file read part by part: head(), item() for each item, tail() (or
-// finish() when the read stopped before the tail). Equal to to_json() of the whole tree.
-struct JsonParts {
-    virtual ~JsonParts() = default;
-    virtual void head(const Document& doc) = 0;
-    virtual void item(const Document& doc, NodeId item) = 0;
-    virtual void tail(const Document& doc) = 0;
-    virtual void finish() = 0;
-    // The read stopped part-way (PartConsumer::stopped): the JSON ends with "complete": false,
-    // as to_json() of a tree that is not Document::complete() does.
-    virtual void stopped() = 0;
-};
-
-// Writing a file part by part, the inverse of stream(): each call encodes its part (in the
-// parts' Document) and hands the bytes on; tail() ends the file (checksums included).
-struct PartWriter {
-    virtual ~PartWriter() = default;
-    virtual Result<void> head(const Document& doc, std::uint64_t item_count) = 0;
-    virtual Result<void> item(const Document& doc, NodeId item) = 0;
-    virtual Result<void> tail(const Document& doc) = 0;
+// What reading a file part by part found: its findings, as read() gives them, and the error of
+// the consumer that stopped the read, if one did.
+struct PartsRead {
+    Findings findings;
+    std::optional<Error> consumer_error;
 };
 
 // What `pack` made of a JSON dump: the file's bytes (not yet checked against the format's
@@ -139,10 +127,16 @@ struct FormatInfo {
     // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
     // line:column.
     Result<Packed> (*from_json)(std::string_view json);
-    // Optional (nullptr: the format is read whole): reading part by part, and its JSON.
-    Findings (*stream)(std::shared_ptr<const Source> source, PartConsumer& consumer) = nullptr;
-    std::unique_ptr<JsonParts> (*json_parts)(std::string& out) = nullptr;
-    std::unique_ptr<PartWriter> (*part_writer)(std::function<Result<void>(std::string_view)> emit) =
+    // The root's child that is the file's main list, whose items the parts hold one each (empty:
+    // the format has no parts). Migration steps declared by parts (migrate.hpp) run over it.
+    std::string_view items = {};
+    // Optional (nullptr: the format is read whole): reading part by part (Parts), the JSON of
+    // to_json part by part (`out` ends with the JSON's end after tail() or stopped()), and the
+    // writer part by part (the bytes of write() go to `emit` in blocks; tail() ends the file,
+    // checksums included).
+    PartsRead (*stream)(std::shared_ptr<const Source> source, Parts& consumer) = nullptr;
+    std::unique_ptr<Parts> (*json_parts)(std::string& out) = nullptr;
+    std::unique_ptr<Parts> (*part_writer)(std::function<Result<void>(std::string_view)> emit) =
         nullptr;
     // Optional: from_json handing the bytes to `emit` in blocks (pack of a large dump).
     Result<Packed> (*from_json_to)(

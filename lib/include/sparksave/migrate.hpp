@@ -21,18 +21,33 @@
 
 namespace sparksave {
 
+// A step declares how it applies, so that a file read part by part (format.hpp Parts) is
+// migrated by the very functions that migrate a whole tree: `head` changes the file's head
+// fields (what comes before the main list, FormatInfo::items), `item` one item of that list,
+// `tail` what comes after it; any may be null. The driver (migrate(), migrate_parts) runs head,
+// then item on each item in order, then tail, over the whole tree, or each on its part: so a step
+// must touch only what its function's part holds (tests/unit/test_migrate.cpp runs every chain
+// both ways and compares the bytes). `whole` instead is for a step that needs the whole tree at
+// once (it decides from all the items, say): a chain with such a step is never run part by part.
+//
+// Each function changes `doc` (a copy the caller owns) from version `from` to `to`, and adds to
+// `notes` what it did beyond the summary (bytes dropped, counts written); a note ending in
+// ": <number>" is a count, summed over the items and parts. An error names the node path.
+using StepFunction = Result<void> (*)(Document& doc, std::vector<std::string>& notes);
+using ItemStepFunction = Result<void> (*)(Document& doc, NodeId item, std::uint64_t index,
+                                          std::vector<std::string>& notes);
+
 struct MigrationStep {
     FormatId format;
     std::uint32_t from;
     std::uint32_t to;
     std::string_view id;      // "spark_save_v1_to_v2"
     std::string_view summary; // one line for `migrate --list`
-    // Changes `doc` (a copy the caller owns) from version `from` to `to`. Adds to `notes` what it
-    // did beyond the summary (bytes dropped, counts written); a note ending in ": <number>" is a
-    // count, summed over the parts of a large file. An error names the node path.
-    // `doc` may hold only a part of a file (Document::part(), migrate_parts): then the step
-    // changes what that part holds and leaves the rest to the other parts.
-    Result<void> (*apply)(Document& doc, std::vector<std::string>& notes);
+    StepFunction whole = nullptr;
+    StepFunction head = nullptr;
+    ItemStepFunction item = nullptr;
+    StepFunction tail = nullptr;
+    bool by_parts() const noexcept { return whole == nullptr; }
 };
 
 // The backup `migrate --backup` keeps of a file it replaces: FILE.v<old version>.bak. A walk

@@ -5,6 +5,7 @@
 #include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
+#include "sparksave/format.hpp"
 
 #include <cstdint>
 #include <string>
@@ -31,16 +32,16 @@ struct PrintOptions {
 void print_text(const Document& doc, NodeId node, std::string_view label,
                 const PrintOptions& options, std::string& out);
 
-// The text tree of a file read part by part (format.hpp PartConsumer): the lines print_text
-// gives for the whole tree, part by part. head() prints the head's children, the (empty) item
-// list last among them as its header line; item() an item under it; tail() the tail's children.
-// Not for --offsets: the list's length is not known at its header.
-class TextParts {
+// The text tree of a file read part by part (format.hpp Parts): the lines print_text gives for
+// the whole tree, part by part. head() prints the head's children, the (empty) item list last
+// among them as its header line; item() an item under it; tail() the tail's children. Not for
+// --offsets: the list's length is not known at its header.
+class TextParts final : public Parts {
   public:
     TextParts(const PrintOptions& options, std::string& out);
-    void head(const Document& doc, std::uint64_t items);
-    void item(const Document& doc, NodeId item, std::uint64_t index);
-    void tail(const Document& doc);
+    Result<void> head(Document& doc, std::uint64_t items) override;
+    Result<void> item(Document& doc, NodeId item, std::uint64_t index) override;
+    Result<void> tail(Document& doc) override;
 
   private:
     PrintOptions options_;

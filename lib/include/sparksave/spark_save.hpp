@@ -27,11 +27,11 @@ SlotFile slot_file_kind(std::string_view filename) noexcept;
 // version tolerates but the current engine refuses are warnings; the rest are errors.
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});
 
-// Reading a large file part by part (format.hpp PartConsumer): the head holds metadata and the
+// Reading a large file part by part (format.hpp Parts): the head holds metadata and the
 // empty `entities` list; each item is one entity under an `entities` node; the tail holds
 // customState, trailing and checksum. The CRC is checked before the first part. Findings as
 // read() gives them.
-Findings stream(std::shared_ptr<const Source> source, PartConsumer& consumer);
+PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer);
 
 // The same checks as read(), building no tree: counts, metadata and findings for info/verify.
 Summary summarize(std::string_view bytes);
@@ -43,33 +43,17 @@ Result<std::string> write(const Document& doc);
 // Appends the lossless JSON form (`dump --json`); schema in man/sparksave-dump.1.
 void to_json(const Document& doc, std::string& out);
 
-// The same JSON, part by part (for stream()). to_json() is these over a whole tree.
-class JsonEmitter final : public JsonParts {
-  public:
-    explicit JsonEmitter(std::string& out);
-    void head(const Document& doc) override;
-    void item(const Document& doc, NodeId entity) override;
-    void tail(const Document& doc) override;
-    void finish() override;
-    void stopped() override { complete_ = false; }
+// The same JSON, part by part (format.hpp Parts): to_json() is these over a whole tree.
+std::unique_ptr<Parts> json_parts(std::string& out);
 
-  private:
-    void close_entities();
-    std::string& out_;
-    bool complete_ = true;
-    std::size_t entities_ = 0;
-    bool entities_open_ = false;
-    bool closed_ = true;
-};
-
-// The bytes a JSON dump describes (`pack`); the checksum is recomputed. The result still has to
-// be read back to check the format's rules.
+// The bytes a JSON dump describes (`pack`): the dump read into the tree part by part, each part
+// handed to the writer (part_writer); the checksum is recomputed. The result still has to be read
+// back to check the format's rules.
 Result<Packed> from_json(std::string_view json);
 // The same, handing the bytes to `emit` in blocks as they are made (Packed::bytes stays empty).
 Result<Packed> from_json_to(std::string_view json,
                             const std::function<Result<void>(std::string_view)>& emit);
-std::unique_ptr<JsonParts> json_parts(std::string& out);
-// The writer part by part (format.hpp PartWriter): bytes go to `emit` in blocks of about 1 MiB.
-std::unique_ptr<PartWriter> part_writer(std::function<Result<void>(std::string_view)> emit);
+// The writer part by part (format.hpp Parts): bytes go to `emit` in blocks of about 1 MiB.
+std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)> emit);
 
 } // namespace sparksave::spark_save
