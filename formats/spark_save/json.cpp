@@ -445,24 +445,14 @@ class DumpReader {
         return n;
     }
 
-    // A byte string: a JSON string (UTF-8), or {"base64": "..."} for any bytes.
+    // A byte string (json::Reader::bytes): the path is built only for an error.
     Result<void> read_bytes(const Value& v, const Where& where, std::string& out) {
-        out.clear();
         if (v.kind == Kind::string) {
+            out.clear();
             r_.decode(v, out);
             return {};
         }
-        Value b64;
-        if (v.kind == Kind::object && r_.find(v, "base64", b64) && b64.kind == Kind::string) {
-            std::string text = r_.decoded(b64);
-            if (!base64_decode(text, out))
-                return r_.error_at(b64, where.str(),
-                                   "expected standard base64 (A-Z a-z 0-9 + / and = padding)");
-            return {};
-        }
-        return r_.error_at(v, where.str(),
-                           "expected a string or {\"base64\": \"...\"}, found " +
-                               std::string(json::kind_name(v.kind)));
+        return r_.bytes(v, where.str(), out);
     }
 
     // `bytes` (read from `v`) in the document's arena. A save holds at most 512 MiB, which also

@@ -260,7 +260,7 @@ TEST_CASE("pack: JSON that is not a dump gets an error at the JSON path") {
             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "extra": 1})", "extra",
              "unknown member \"extra\""},
             {R"({"version": 3, "metadata": {"raw": {"base64": "!!"}}, "entities": []})",
-             "metadata.raw", "expected standard base64"},
+             "metadata.raw.base64", "expected standard base64"},
             {R"({"version": 3, "metadata": {"raw": ""}, "entities": [], "customStateAbsent": true})",
              "customStateAbsent", "v3 files always"},
             {R"({"version": 3, "metadata": {"fields": {}}, "entities": []})",
