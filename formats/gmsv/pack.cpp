@@ -1,8 +1,13 @@
 // `pack` for GMSV saves: the JSON of `dump --json` (schema: json.cpp) back to file bytes,
 // streamed without building a tree. The CRC-32 is recomputed; the caller reads the result back
 // with the reader, which applies every check, so this only gets the shape and the types right.
-#include "reader.hpp"
+#include "dotnet.hpp"
+#include "rules.hpp"
+#include "tree.hpp"
 
+#include "sparksave/bytes.hpp"
+#include "sparksave/crc32.hpp"
+#include "sparksave/escape.hpp"
 #include "sparksave/gmsv.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "dotnet.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 #include "tree.hpp"
 
@@ -32,16 +33,6 @@
 #include <vector>
 
 namespace sparksave::gmsv {
-
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
-
-inline std::string entity_path(std::uint64_t e) {
-    std::string p(k_entities);
-    append_path_index(p, e);
-    return p;
-}
 
 template <class Sink> class Reader {
   public:

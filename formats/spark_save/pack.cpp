@@ -2,7 +2,7 @@
 // Streams from the JSON text to bytes without building a tree, so packing a large dump costs
 // about the output's size. The caller checks the result with the reader (every rule of the
 // version), so this only has to get the shape and the types right.
-#include "reader.hpp"
+#include "rules.hpp"
 #include "tree.hpp"
 
 #include "sparksave/bytes.hpp"

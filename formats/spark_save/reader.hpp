@@ -18,6 +18,7 @@
 #pragma once
 
 #include "metadata.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "sparksave/bytes.hpp"
@@ -43,20 +44,6 @@
 #include <vector>
 
 namespace sparksave::spark_save {
-
-// The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
-// version detection).
-inline std::uint32_t crc_as_version4(std::string_view data, std::size_t end) {
-    unsigned char head[8];
-    std::memcpy(head, data.data(), 4);
-    boost::endian::store_little_u32(head + 4, k_current_version);
-    std::uint32_t crc = crc32_update(0, {reinterpret_cast<const char*>(head), 8});
-    return crc32_update(crc, data.substr(8, end - 8));
-}
-
-inline std::uint32_t load_u32(std::string_view data, std::size_t at) {
-    return boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(data.data() + at));
-}
 
 // A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
 // loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
@@ -131,22 +118,6 @@ class RepeatFinder {
     std::unordered_map<std::string_view, std::size_t> map_;
     bool hashed_ = false;
 };
-
-// Parses a Transform parent the way the engine's ParseTransformParentIndex does (1.4):
-// std::from_chars into a long long over the whole value: an optional `-`, decimal digits,
-// nothing before or after (no whitespace, no `+`), in long long's range.
-inline std::optional<long long> parse_parent_index(std::string_view text) {
-    long long v = 0;
-    const char* end = text.data() + text.size();
-    auto [p, ec] = std::from_chars(text.data(), end, v);
-    if (ec != std::errc() || p != end) return std::nullopt;
-    return v;
-}
-
-// "1 byte", "2 bytes".
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
 
 template <class Sink> class Reader {
   public:

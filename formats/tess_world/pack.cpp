@@ -2,8 +2,10 @@
 // bytes, streamed without building a tree. The body size and the CRC-32 are recomputed; the
 // caller reads the result back with the reader, which applies every check of FORMATS.md 4.3,
 // so this only gets the shape and the types right (and the column lengths, to name the place).
-#include "reader.hpp"
+#include "rules.hpp"
 
+#include "sparksave/crc32.hpp"
+#include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/tess_world.hpp"

@@ -25,7 +25,7 @@
 // reports an error (a bad value, `__PGSA` in a class line, ...): never as something else in
 // silence (tests/unit/test_text_archive_pack.cpp checks this on hostile text). And
 // `pack(dump --json X) == X` byte for byte for every X that reads without error.
-#include "reader.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "sparksave/json_out.hpp"

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "spark_save/metadata.hpp"
-#include "spark_save/reader.hpp"
+#include "spark_save/rules.hpp"
 #include "spark_save/spec.hpp"
 #include "support.hpp"
 
