@@ -210,13 +210,11 @@ template <class Sink> class Reader {
             fmt::format("expected {}, found {}", what, byte_count(r.size() - r.failed_at())));
     }
     bool error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::error, code, offset, std::move(path), std::move(message));
         return false;
     }
     void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
     std::string_view data_;

@@ -3,6 +3,7 @@
 // helper include this alone.
 #pragma once
 
+#include "common/finding.hpp"
 #include "spec.hpp"
 
 #include "sparksave/node_path.hpp"
@@ -13,10 +14,6 @@
 #include <string>
 
 namespace sparksave::gmsv {
-
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
 
 inline std::string entity_path(std::uint64_t e) {
     std::string p(k_entities);

@@ -335,10 +335,10 @@ template <class Sink> class Reader {
     template <class PathFn, class MessageFn>
     void add(ErrorCode code, Severity severity, Pos pos, PathFn&& path, MessageFn&& message) {
         if (findings_.count(severity) >= Findings::k_max_kept) {
-            findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, {}, {}});
+            add_at(findings_, severity, code, pos, {}, {});
             return;
         }
-        findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, path(), message()});
+        add_at(findings_, severity, code, pos, path(), message());
     }
     // A finding about the whole file (no node path).
     void error(ErrorCode code, Pos pos, std::string message) {

@@ -3,6 +3,7 @@
 // template (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 
+#include "common/finding.hpp"
 #include "spec.hpp"
 
 #include "sparksave/document.hpp"
@@ -17,12 +18,6 @@
 #include <system_error>
 
 namespace sparksave::spark_kv {
-
-// A place in the file, 1-based; the column counts bytes.
-struct Pos {
-    std::uint32_t line = 0;
-    std::uint32_t column = 0;
-};
 
 // The MMO record conventions of FORMATS.md 3 (spec.hpp).
 enum class Mmo : std::uint8_t { none, character, inventory };
@@ -118,12 +113,6 @@ inline ValueType view_type(std::string_view text) noexcept {
     if (ec == std::errc() && p == text.data() + text.size() && std::isfinite(v))
         return ValueType::floating;
     return ValueType::string;
-}
-
-// File text for a message: escaped, quoted, cut after `max` bytes.
-inline std::string excerpt(std::string_view text, std::size_t max = 48) {
-    if (text.size() <= max) return display(text, true);
-    return display(text.substr(0, max), true) + "...";
 }
 
 // Is a first line that is not the marker meant as one (another version, a CR, a BOM)?

@@ -101,11 +101,6 @@ class Writer {
         return {};
     }
 
-    static std::string excerpt(std::string_view text) {
-        if (text.size() <= 48) return display(text, true);
-        return display(text.substr(0, 48), true) + "...";
-    }
-
     static Error fail(std::string path, std::string message) {
         return make_error(ErrorCode::bad_value, std::move(message), k_no_offset, std::move(path));
     }

@@ -675,12 +675,10 @@ template <class Sink> class Reader {
     }
 
     void error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::error, code, offset, std::move(path), std::move(message));
     }
     void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
     struct PendingParent {

@@ -3,6 +3,7 @@
 // (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 
+#include "common/finding.hpp"
 #include "spec.hpp"
 
 #include "sparksave/crc32.hpp"
@@ -43,11 +44,6 @@ inline std::optional<long long> parse_parent_index(std::string_view text) {
     auto [p, ec] = std::from_chars(text.data(), end, v);
     if (ec != std::errc() || p != end) return std::nullopt;
     return v;
-}
-
-// "1 byte", "2 bytes".
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
 }
 
 } // namespace sparksave::spark_save

@@ -400,7 +400,7 @@ template <class Sink> class Reader {
     void report(Severity severity, ErrorCode code, Status status, std::size_t offset,
                 std::string path, std::string message) {
         if (status != Status::ok) message += fmt::format(" (tess: {})", status_name(status));
-        findings_.add(Error{code, severity, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, severity, code, offset, std::move(path), std::move(message));
     }
     bool fail(ErrorCode code, Status status, std::size_t offset, std::string path,
               std::string message) {
@@ -408,8 +408,7 @@ template <class Sink> class Reader {
         return false;
     }
     void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
     std::string_view data_;

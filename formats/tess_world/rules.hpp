@@ -3,6 +3,7 @@
 // reader template (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 
+#include "common/finding.hpp"
 #include "spec.hpp"
 
 #include "sparksave/bytes.hpp"
@@ -116,9 +117,6 @@ inline std::optional<std::uint64_t> logical_chunks(const Header& h) noexcept {
     return n;
 }
 
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
 // "1 tile", "4 tiles"; "more than 2^64 tiles" for a count that overflowed.
 inline std::string tile_count(std::optional<std::uint64_t> n) {
     if (!n) return "more than 2^64 tiles";

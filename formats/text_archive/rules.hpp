@@ -3,6 +3,7 @@
 // (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 
+#include "common/finding.hpp"
 #include "spec.hpp"
 
 #include "sparksave/document.hpp"
@@ -15,12 +16,6 @@
 #include <string_view>
 
 namespace sparksave::text_archive {
-
-// A place in the file, 1-based; the column counts bytes.
-struct Pos {
-    std::uint32_t line = 0;
-    std::uint32_t column = 0;
-};
 
 // The writer's seven types (FORMATS.md 2), and everything else.
 enum class Type : std::uint8_t { boolean, int32, uint32, size, float32, float64, string, unknown };
@@ -82,12 +77,6 @@ inline ValueType value_type_of(Type type) noexcept {
 // FORMATS.md 2: the engine's integer readers accept int, unsigned int and size_t alike.
 inline bool is_integer(Type type) noexcept {
     return type == Type::int32 || type == Type::uint32 || type == Type::size;
-}
-
-// File text for a message: escaped, quoted, cut after `max` bytes.
-inline std::string excerpt(std::string_view text, std::size_t max = 48) {
-    if (text.size() <= max) return display(text, true);
-    return display(text.substr(0, max), true) + "...";
 }
 
 inline std::string pairs_text(std::uint64_t n) {
