@@ -3,12 +3,7 @@
 // `info`/`verify` are sinks, so every rule lives here, once. Every line is looked at a constant
 // number of times, so reading is linear in the file size.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_start(version, offset)        1 (legacy) or 2 (v2); offset: where the lines after the
-//                                    marker start
-//   on_record(const RecordEvent&)    a line with a TAB
-//   on_no_tab(const LineEvent&)      a line without one
-//   on_end(final_newline)            whether the last line ends in LF
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "codec.hpp"
@@ -30,6 +25,18 @@
 #include <unordered_map>
 
 namespace sparksave::spark_kv {
+
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing.
+struct SinkDefaults {
+    // 1 (legacy) or 2 (v2); offset: where the lines after the marker start.
+    void on_start(std::uint32_t /*version*/, std::size_t /*offset*/) {}
+    void on_record(const RecordEvent&) {}  // a line with a TAB
+    void on_no_tab(const LineEvent&) {}    // a line without one
+    void on_end(bool /*final_newline*/) {} // whether the last line ends in LF
+};
 
 template <class Sink> class Reader {
   public:

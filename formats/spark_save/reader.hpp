@@ -2,19 +2,7 @@
 // and 1.5 for the file's version and reports what it reads to a Sink. The tree builder, the
 // summary used by `info`/`verify` and the payload scan are sinks; so every rule lives here, once.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_header(version)                       the version the payload is read as
-//   on_metadata(block, offset, const Metadata&)
-//   on_entities_begin(count, offset)
-//   on_entity(name, offset, index)           ... on_entity_end(end)
-//   on_component(type, offset)               ... on_component_end(end)
-//   on_property(key, value, offset, end)
-//   on_entities_end(end)
-//   on_custom_state_begin(present, declared, offset)
-//   on_pair(key, value, offset, end)
-//   on_custom_state_end(end, complete_pairs)
-//   on_trailing(bytes, offset)
-//   on_checksum(stored, offset)
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "metadata.hpp"
@@ -117,6 +105,30 @@ class RepeatFinder {
     std::uint64_t filter_ = 0;
     std::unordered_map<std::string_view, std::size_t> map_;
     bool hashed_ = false;
+};
+
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing.
+struct SinkDefaults {
+    void on_header(std::uint32_t /*version*/) {} // the version the payload is read as
+    void on_metadata(std::string_view /*block*/, std::size_t /*offset*/, const Metadata&) {}
+    void on_entities_begin(std::uint32_t /*count*/, std::size_t /*offset*/) {}
+    void on_entity(std::string_view /*name*/, std::size_t /*offset*/, std::uint32_t /*index*/) {}
+    void on_component(std::string_view /*type*/, std::size_t /*offset*/) {}
+    void on_property(std::string_view /*key*/, std::string_view /*value*/, std::size_t /*offset*/,
+                     std::size_t /*end*/) {}
+    void on_component_end(std::size_t /*end*/) {}
+    void on_entity_end(std::size_t /*end*/) {}
+    void on_entities_end(std::size_t /*end*/) {}
+    void on_custom_state_begin(bool /*present*/, std::uint32_t /*declared*/,
+                               std::size_t /*offset*/) {}
+    void on_pair(std::string_view /*key*/, std::string_view /*value*/, std::size_t /*offset*/,
+                 std::size_t /*end*/) {}
+    void on_custom_state_end(std::size_t /*end*/, std::uint32_t /*complete_pairs*/) {}
+    void on_trailing(std::string_view /*bytes*/, std::size_t /*offset*/) {}
+    void on_checksum(std::uint32_t /*stored*/, std::size_t /*offset*/) {}
 };
 
 template <class Sink> class Reader {
@@ -710,22 +722,7 @@ template <class Sink> class Reader {
 };
 
 // A sink that keeps nothing: used to find where a payload ends.
-struct NullSink {
-    void on_header(std::uint32_t) {}
-    void on_metadata(std::string_view, std::size_t, const Metadata&) {}
-    void on_entities_begin(std::uint32_t, std::size_t) {}
-    void on_entity(std::string_view, std::size_t, std::uint32_t) {}
-    void on_component(std::string_view, std::size_t) {}
-    void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {}
-    void on_component_end(std::size_t) {}
-    void on_entity_end(std::size_t) {}
-    void on_entities_end(std::size_t) {}
-    void on_custom_state_begin(bool, std::uint32_t, std::size_t) {}
-    void on_pair(std::string_view, std::string_view, std::size_t, std::size_t) {}
-    void on_custom_state_end(std::size_t, std::uint32_t) {}
-    void on_trailing(std::string_view, std::size_t) {}
-    void on_checksum(std::uint32_t, std::size_t) {}
-};
+struct NullSink : SinkDefaults {};
 
 template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end() {
     Findings ignored;

@@ -11,7 +11,7 @@ namespace sparksave::spark_save {
 
 namespace {
 
-class SummarySink {
+class SummarySink : public SinkDefaults {
   public:
     explicit SummarySink(Summary& s) : s_(s) {}
 
@@ -20,7 +20,6 @@ class SummarySink {
         s_.version_known = true;
     }
     void on_metadata(std::string_view, std::size_t, const Metadata& meta) { meta_ = meta; }
-    void on_entities_begin(std::uint32_t, std::size_t) {}
     void on_entity(std::string_view, std::size_t, std::uint32_t) { ++entities_; }
     void on_component(std::string_view type, std::size_t) {
         ++components_;
@@ -29,12 +28,7 @@ class SummarySink {
     void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {
         ++properties_;
     }
-    void on_component_end(std::size_t) {}
-    void on_entity_end(std::size_t) {}
-    void on_entities_end(std::size_t) {}
-    void on_custom_state_begin(bool, std::uint32_t, std::size_t) {}
     void on_pair(std::string_view, std::string_view, std::size_t, std::size_t) { ++pairs_; }
-    void on_custom_state_end(std::size_t, std::uint32_t) {}
     void on_trailing(std::string_view bytes, std::size_t) { trailing_ += bytes.size(); }
     void on_checksum(std::uint32_t stored, std::size_t) { s_.checksum = stored; }
 

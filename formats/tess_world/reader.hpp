@@ -2,12 +2,7 @@
 // FORMATS.md 4.3 in its order and reports what it reads to a Sink. The tree builder (read.cpp)
 // and the summary for `info`/`verify` (summarize.cpp) are sinks, so every rule lives here, once.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_header(const Header&)                  the 121-byte header, before any check on it
-//   on_descriptors_begin(offset)              ... on_descriptor(d, offset) ...
-//   on_descriptors_end(end) on_chunks_begin(offset) on_chunk(const ChunkPrefix&, offset)      ...
-//   on_column(field, type, bytes, offset) ... on_chunk_end(end) on_chunks_end(end)
-// A read that stops early leaves containers open; the sink closes them when it is done.
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "rules.hpp"
@@ -30,6 +25,24 @@
 #include <vector>
 
 namespace sparksave::tess_world {
+
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing. A read that stops early leaves containers open; the sink closes them when
+// it is done.
+struct SinkDefaults {
+    void on_header(const Header&) {} // the 121-byte header, before any check on it
+    void on_descriptors_begin(std::size_t /*offset*/) {}
+    void on_descriptor(const Descriptor&, std::size_t /*offset*/) {}
+    void on_descriptors_end(std::size_t /*end*/) {}
+    void on_chunks_begin(std::size_t /*offset*/) {}
+    void on_chunk(const ChunkPrefix&, std::size_t /*offset*/) {}
+    void on_column(std::size_t /*field*/, ColumnType, std::string_view /*bytes*/,
+                   std::size_t /*offset*/) {}
+    void on_chunk_end(std::size_t /*end*/) {}
+    void on_chunks_end(std::size_t /*end*/) {}
+};
 
 template <class Sink> class Reader {
   public:

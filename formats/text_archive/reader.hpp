@@ -5,10 +5,7 @@
 // The reader never recurses: open classes are an explicit stack bounded by k_max_depth. Every
 // line is looked at a constant number of times, so reading is linear in the file size.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_version(line, known)          the first line; known: it is exactly 1.0.0
-//   on_attribute(const AttributeEvent&)
-//   on_class(const ClassEvent&)      ... children ... on_close(end)
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "engine.hpp"
@@ -34,6 +31,18 @@
 #include <vector>
 
 namespace sparksave::text_archive {
+
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing.
+struct SinkDefaults {
+    // The first line; known: it is exactly 1.0.0.
+    void on_version(std::string_view /*line*/, bool /*known*/) {}
+    void on_attribute(const AttributeEvent&) {}
+    void on_class(const ClassEvent&) {} // ... its children ... on_close(end)
+    void on_close(std::size_t /*end*/) {}
+};
 
 template <class Sink> class Reader {
   public:
