@@ -9,6 +9,7 @@
 #include "rules.hpp"
 #include "spec.hpp"
 
+#include "sparksave/alongside.hpp"
 #include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/document.hpp"
@@ -23,7 +24,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -133,19 +133,18 @@ struct SinkDefaults {
 
 template <class Sink> class Reader {
   public:
-    // Files at least this large have their CRC-32 computed on a second thread while the payload
-    // is parsed (the common case, a valid file, then costs the slower of the two, not both).
-    static constexpr std::size_t k_parallel_crc = 4u << 20;
-
-    // `known_crc`: the whole-file CRC from an earlier run (see needs_rerun()).
+    // `crc`: what read_with_crc (sparksave/alongside.hpp) knows of the whole-file CRC: computed
+    // before this read, or being computed alongside it (a large file), or neither (the reader
+    // computes it when it needs it). The hint outlives the read.
     Reader(std::string_view data, Findings& findings, Sink& sink, bool salvage = true,
-           std::optional<std::uint32_t> known_crc = std::nullopt)
-        : data_(data), findings_(findings), sink_(sink), salvage_(salvage), known_crc_(known_crc) {}
+           const CrcHint& crc = {})
+        : data_(data), findings_(findings), sink_(sink), salvage_(salvage), known_crc_(crc.known),
+          await_crc_(crc.await ? &crc.await : nullptr) {}
 
     // Reads the whole file. Returns false when an error stopped the read early, or when the
     // CRC computed alongside the parse shows the file is not what the parse assumed (a checksum
-    // mismatch or a damaged version field): then needs_rerun() is true and the caller reads
-    // again, with a fresh sink and findings, passing crc() as `known_crc`.
+    // mismatch or a damaged version field): then needs_rerun() is true and read_with_crc reads
+    // again, with a fresh sink and findings, knowing the CRC.
     bool run() {
         const std::size_t size = data_.size();
         if (size < k_min_file_size) {
@@ -171,41 +170,30 @@ template <class Sink> class Reader {
         std::optional<std::size_t> trailer_at;
         // The CRC-32 of bytes [0, size-4) read as a v4 file: the v4 check, and for other
         // version fields the damaged-version test (1.5).
-        auto whole_crc = [this, stored_version, size] {
-            return stored_version == k_current_version ? crc32(data_.substr(0, size - 4))
-                                                       : crc_as_version4(data_, size - 4);
-        };
+        auto whole = [this] { return whole_crc(data_); };
 
-        if (!known_crc_ && size >= k_parallel_crc && stored_version >= 1 &&
-            stored_version <= k_current_version) {
-            // Parse on the assumption that the checksum is right, check it afterwards.
-            std::future<std::uint32_t> pending;
-            try {
-                pending = std::async(std::launch::async, whole_crc);
-            } catch (const std::system_error&) {
-                known_crc_ = whole_crc();
+        if (!known_crc_ && await_crc_) {
+            // A large file (crc_alongside): its CRC is being computed on another thread. Parse
+            // on the assumption that the checksum is right, check it afterwards.
+            if (stored_version == k_current_version) {
+                payload_end = size - 4;
+                trailer_at = size - 4;
             }
-            if (pending.valid()) {
-                if (stored_version == k_current_version) {
-                    payload_end = size - 4;
-                    trailer_at = size - 4;
-                }
-                bool ok = parse_all(payload_end, trailer_at, size);
-                crc_ = pending.get();
-                const bool as_assumed =
-                    (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
-                if (!as_assumed) {
-                    needs_rerun_ = true;
-                    return false;
-                }
-                return ok;
+            bool ok = parse_all(payload_end, trailer_at, size);
+            crc_ = (*await_crc_)();
+            const bool as_assumed =
+                (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
+            if (!as_assumed) {
+                needs_rerun_ = true;
+                return false;
             }
+            return ok;
         }
 
         if (stored_version != k_current_version) {
             // 1.5: a v1..v3 (or >4) field over a file whose trailer verifies as v4 is a damaged
             // v4 save; parsing it as the older version would skip the checksum.
-            if (size >= 12 && crc(whole_crc) == load_u32(data_, size - 4)) {
+            if (size >= 12 && crc(whole) == load_u32(data_, size - 4)) {
                 error(ErrorCode::damaged_version, 4, "version",
                       fmt::format("expected version 4, found {}: the file ends in a CRC-32 that "
                                   "verifies only with version 4, so this is a v4 save whose "
@@ -232,7 +220,7 @@ template <class Sink> class Reader {
             payload_end = size - 4;
             trailer_at = size - 4;
             const std::uint32_t stored = load_u32(data_, size - 4);
-            const std::uint32_t computed = crc(whole_crc);
+            const std::uint32_t computed = crc(whole);
             if (stored != computed) {
                 // A valid trailer followed by more bytes ("extended") is told apart from a
                 // plain mismatch by finding where the payload really ends.
@@ -705,6 +693,7 @@ template <class Sink> class Reader {
     Sink& sink_;
     bool salvage_;
     std::optional<std::uint32_t> known_crc_;
+    const std::function<std::uint32_t()>* await_crc_;
     std::uint32_t crc_ = 0;
     bool needs_rerun_ = false;
     std::size_t misreads_ = 0;

@@ -23,13 +23,20 @@ namespace sparksave::spark_save {
 
 // The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
 // version detection).
-inline std::uint32_t crc_as_version4(std::string_view data, std::size_t end) {
-    unsigned char head[8];
-    std::memcpy(head, data.data(), 4);
-    boost::endian::store_little_u32(head + 4, k_current_version);
-    std::uint32_t crc = crc32_update(0, {reinterpret_cast<const char*>(head), 8});
-    return crc32_update(crc, data.substr(8, end - 8));
-}
+std::uint32_t crc_as_version4(std::string_view data, std::size_t end);
+
+// The CRC-32 a file is checked with (1.5): of bytes [0, size-4) read as a v4 file. `data` has at
+// least 12 bytes and the magic.
+std::uint32_t whole_crc(std::string_view data);
+
+// Files at least this large have their CRC-32 computed on a second thread while the payload is
+// parsed (the common case, a valid file, then costs the slower of the two, not both).
+inline constexpr std::size_t k_parallel_crc = 4u << 20;
+
+// Whether a read computes the CRC alongside the parse (read_with_crc): a file of
+// k_parallel_crc bytes or more, no larger than the limit, with the magic and a version from 1 to
+// 4 (the checks the reader makes before it needs the CRC).
+bool crc_alongside(std::string_view data) noexcept;
 
 inline std::uint32_t load_u32(std::string_view data, std::size_t at) {
     return boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(data.data() + at));

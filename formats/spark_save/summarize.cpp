@@ -111,22 +111,21 @@ class SummarySink : public SinkDefaults {
 
 Summary summarize(std::string_view bytes) {
     Summary s;
-    std::optional<std::uint32_t> known_crc;
     std::size_t misreads = 0;
-    for (;;) {
-        s = Summary{};
-        s.format = FormatId::spark_save;
-        s.size = bytes.size();
-        SummarySink sink(s);
-        Reader<SummarySink> reader(bytes, s.findings, sink, true, known_crc);
-        reader.run();
-        if (!reader.needs_rerun()) {
+    read_with_crc(
+        crc_alongside(bytes), [bytes] { return whole_crc(bytes); },
+        [&](const CrcHint& crc) {
+            s = Summary{};
+            s.format = FormatId::spark_save;
+            s.size = bytes.size();
+            SummarySink sink(s);
+            Reader<SummarySink> reader(bytes, s.findings, sink, true, crc);
+            reader.run();
+            if (reader.needs_rerun()) return false; // damaged: read again, knowing the CRC
             sink.finish();
             misreads = reader.misreads();
-            break;
-        }
-        known_crc = reader.crc(); // damaged: read again the careful way, knowing the CRC
-    }
+            return true;
+        });
     if (!s.version_known && bytes.size() >= 8 && bytes.starts_with(k_magic)) {
         s.version = load_u32(bytes, 4);
         s.version_known = true;
