@@ -674,10 +674,13 @@ template <class Sink> class Reader {
         return false;
     }
 
-    void error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
+    // Out of line and cold: findings are rare, and their code kept out of the parse loop.
+    [[gnu::cold, gnu::noinline]] void error(ErrorCode code, std::size_t offset, std::string path,
+                                            std::string message) {
         add_at(findings_, Severity::error, code, offset, std::move(path), std::move(message));
     }
-    void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
+    [[gnu::cold, gnu::noinline]] void warning(ErrorCode code, std::size_t offset, std::string path,
+                                              std::string message) {
         add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
