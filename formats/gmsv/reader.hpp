@@ -2,18 +2,11 @@
 // and reports what it reads to a Sink. The tree builder (read.cpp) and the summary for
 // `info`/`verify` (summarize.cpp) are sinks, so every rule lives here, once.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_header(version, timestamp)              after the 14-byte header
-//   on_entities_begin(count, offset)
-//   on_entity(guid_bytes, offset)              ... on_entity_end(end)
-//   on_component(type, data, offset, end)      one component record [offset, end)
-//   on_entities_end(end)
-//   on_checksum(stored, offset)
-//   on_trailing(bytes, offset)
-// A read that stops early leaves containers open; the sink closes them when it is done.
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "dotnet.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 #include "tree.hpp"
 
@@ -33,15 +26,24 @@
 
 namespace sparksave::gmsv {
 
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
-
-inline std::string entity_path(std::uint64_t e) {
-    std::string p(k_entities);
-    append_path_index(p, e);
-    return p;
-}
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing. A read that stops early leaves containers open; the sink closes them when
+// it is done.
+struct SinkDefaults {
+    // After the 14-byte header.
+    void on_header(std::uint32_t /*version*/, std::int64_t /*timestamp*/) {}
+    void on_entities_begin(std::uint32_t /*count*/, std::size_t /*offset*/) {}
+    void on_entity(std::string_view /*guid_bytes*/, std::size_t /*offset*/) {}
+    // One component record [offset, end).
+    void on_component(std::uint16_t /*type*/, std::string_view /*data*/, std::size_t /*offset*/,
+                      std::size_t /*end*/) {}
+    void on_entity_end(std::size_t /*end*/) {}
+    void on_entities_end(std::size_t /*end*/) {}
+    void on_checksum(std::uint32_t /*stored*/, std::size_t /*offset*/) {}
+    void on_trailing(std::string_view /*bytes*/, std::size_t /*offset*/) {}
+};
 
 template <class Sink> class Reader {
   public:
@@ -219,13 +221,11 @@ template <class Sink> class Reader {
             fmt::format("expected {}, found {}", what, byte_count(r.size() - r.failed_at())));
     }
     bool error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::error, code, offset, std::move(path), std::move(message));
         return false;
     }
     void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
     std::string_view data_;

@@ -10,19 +10,15 @@ namespace sparksave::gmsv {
 
 namespace {
 
-class SummarySink {
+class SummarySink : public SinkDefaults {
   public:
     void on_header(std::uint32_t, std::int64_t timestamp) { timestamp_ = timestamp; }
-    void on_entities_begin(std::uint32_t, std::size_t) {}
     void on_entity(std::string_view, std::size_t) { ++entities_; }
     void on_component(std::uint16_t type, std::string_view data, std::size_t, std::size_t) {
         ++components_;
         ++(is_json_payload(data) ? json_ : binary_);
         ++types_[type];
     }
-    void on_entity_end(std::size_t) {}
-    void on_entities_end(std::size_t) {}
-    void on_checksum(std::uint32_t, std::size_t) {}
     void on_trailing(std::string_view bytes, std::size_t) { trailing_ = bytes.size(); }
 
     void finish(Summary& s) const {

@@ -1,8 +1,13 @@
 // Writing the tree back to GMSV bytes (layout: spec.hpp, FORMATS.md 5). The entity and
 // component counts are the lists' lengths and the CRC-32 of the data section is recomputed;
 // component data is written exactly as the nodes hold it.
-#include "reader.hpp"
+#include "dotnet.hpp"
+#include "rules.hpp"
+#include "tree.hpp"
 
+#include "sparksave/bytes.hpp"
+#include "sparksave/crc32.hpp"
+#include "sparksave/escape.hpp"
 #include "sparksave/gmsv.hpp"
 
 #include <charconv>

@@ -3,15 +3,11 @@
 // `info`/`verify` are sinks, so every rule lives here, once. Every line is looked at a constant
 // number of times, so reading is linear in the file size.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_start(version, offset)        1 (legacy) or 2 (v2); offset: where the lines after the
-//                                    marker start
-//   on_record(const RecordEvent&)    a line with a TAB
-//   on_no_tab(const LineEvent&)      a line without one
-//   on_end(final_newline)            whether the last line ends in LF
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "codec.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "sparksave/error.hpp"
@@ -30,144 +26,16 @@
 
 namespace sparksave::spark_kv {
 
-// A place in the file, 1-based; the column counts bytes.
-struct Pos {
-    std::uint32_t line = 0;
-    std::uint32_t column = 0;
-};
-
-// The MMO record conventions of FORMATS.md 3 (spec.hpp).
-enum class Mmo : std::uint8_t { none, character, inventory };
-
-inline bool is_digits(std::string_view s) noexcept {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (c < '0' || c > '9') return false;
-    return true;
-}
-
-// An unsubstituted query parameter: `%` or `?` and digits (FORMATS.md 3).
-inline bool is_token(std::string_view s) noexcept {
-    return s.size() >= 2 && (s[0] == '%' || s[0] == '?') && is_digits(s.substr(1));
-}
-
-// The index of the first `%<digit>` or `?<digit>` in `text`, or npos; `length` is the token's
-// length (the sign and every digit after it).
-inline std::size_t find_token(std::string_view text, std::size_t& length) noexcept {
-    for (std::size_t i = 0; i + 1 < text.size(); ++i) {
-        if ((text[i] != '%' && text[i] != '?') || text[i + 1] < '0' || text[i + 1] > '9') continue;
-        std::size_t end = i + 1;
-        while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-        length = end - i;
-        return i;
-    }
-    return std::string_view::npos;
-}
-
-// Which documented MMO record a key names: `character_<id>` or `inventory_<id>`, <id> decimal
-// or an unsubstituted token.
-inline Mmo mmo_kind(std::string_view key) noexcept {
-    auto id_of = [&](std::string_view prefix) -> bool {
-        if (!key.starts_with(prefix)) return false;
-        const std::string_view id = key.substr(prefix.size());
-        return is_digits(id) || is_token(id);
-    };
-    if (id_of(k_character_prefix)) return Mmo::character;
-    if (id_of(k_inventory_prefix)) return Mmo::inventory;
-    return Mmo::none;
-}
-
-// Calls fn(field) for each `separator`-separated field of `text` (an empty text is one empty
-// field), in order.
-template <class F> void for_each_field(std::string_view text, char separator, F&& fn) {
-    std::size_t start = 0;
-    for (;;) {
-        const std::size_t end = text.find(separator, start);
-        if (end == std::string_view::npos) {
-            fn(text.substr(start));
-            return;
-        }
-        fn(text.substr(start, end - start));
-        start = end + 1;
-    }
-}
-
-inline std::size_t field_count(std::string_view text, char separator) noexcept {
-    std::size_t n = 1;
-    for (char c : text) n += c == separator;
-    return n;
-}
-
-// The slot entries of an inventory's slots field (spec.hpp): comma-separated, none when the
-// field is empty, one trailing comma accepted.
-template <class F> void for_each_slot(std::string_view slots, F&& fn) {
-    if (!slots.empty() && slots.back() == k_slot_separator) slots.remove_suffix(1);
-    if (slots.empty()) return;
-    for_each_field(slots, k_slot_separator, fn);
-}
-
-inline std::size_t slot_count(std::string_view slots) noexcept {
-    std::size_t n = 0;
-    for_each_slot(slots, [&](std::string_view) { ++n; });
-    return n;
-}
-
-// A slot entry `slot:itemDefId:count`, three decimal numbers.
-inline bool is_slot_entry(std::string_view entry) noexcept {
-    if (field_count(entry, k_slot_part_separator) != 3) return false;
-    bool ok = true;
-    for_each_field(entry, k_slot_part_separator,
-                   [&](std::string_view part) { ok = ok && is_digits(part); });
-    return ok;
-}
-
-// What a view's text looks like, for printing: a decimal integer, another finite number, or text.
-inline ValueType view_type(std::string_view text) noexcept {
-    if (text.empty()) return ValueType::string;
-    if (is_digits(text[0] == '-' ? text.substr(1) : text)) return ValueType::integer;
-    double v = 0;
-    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec == std::errc() && p == text.data() + text.size() && std::isfinite(v))
-        return ValueType::floating;
-    return ValueType::string;
-}
-
-// File text for a message: escaped, quoted, cut after `max` bytes.
-inline std::string excerpt(std::string_view text, std::size_t max = 48) {
-    if (text.size() <= max) return display(text, true);
-    return display(text.substr(0, max), true) + "...";
-}
-
-// Is a first line that is not the marker meant as one (another version, a CR, a BOM)?
-inline bool looks_like_marker(std::string_view line) noexcept {
-    if (line.find('\t') != std::string_view::npos) return false;
-    if (line.starts_with(k_utf8_bom)) line.remove_prefix(k_utf8_bom.size());
-    return line.starts_with(k_marker_stem);
-}
-
-// A line with a TAB.
-struct RecordEvent {
-    // As the engine reads them: views into the file when the text holds no escape (in_file),
-    // else into the reader's buffer (valid until the read ends).
-    std::string_view key;
-    std::string_view value;
-    bool key_in_file = true;
-    bool value_in_file = true;
-    std::string_view raw;         // the line without its LF (a view into the file)
-    std::size_t offset = 0;       // the line's first byte
-    std::size_t value_offset = 0; // the raw value's first byte
-    std::uint32_t line = 0;
-    std::uint64_t index = 0; // among the records node's children
-    Mmo mmo = Mmo::none;
-    bool repeated = false; // the key was on an earlier line too
-};
-
-// A line without a TAB.
-struct LineEvent {
-    std::string_view text;
-    std::size_t offset = 0;
-    std::uint32_t line = 0;
-    std::uint64_t index = 0;
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing.
+struct SinkDefaults {
+    // 1 (legacy) or 2 (v2); offset: where the lines after the marker start.
+    void on_start(std::uint32_t /*version*/, std::size_t /*offset*/) {}
+    void on_record(const RecordEvent&) {}  // a line with a TAB
+    void on_no_tab(const LineEvent&) {}    // a line without one
+    void on_end(bool /*final_newline*/) {} // whether the last line ends in LF
 };
 
 template <class Sink> class Reader {
@@ -228,7 +96,6 @@ template <class Sink> class Reader {
 
   private:
     static constexpr std::size_t npos = std::string_view::npos;
-    static constexpr std::size_t k_max_path_text = 1024;
 
     static std::uint32_t col(std::size_t zero_based) noexcept {
         return static_cast<std::uint32_t>(zero_based + 1);
@@ -469,34 +336,16 @@ template <class Sink> class Reader {
         }
     }
 
-    // `records["key"]`, the key cut after k_max_path_text bytes (a hostile file's keys can be
-    // megabytes long; a finding needs to say where, not to copy them).
-    static std::string record_path(std::string_view key) {
-        std::string p(k_records);
-        if (key.size() > k_max_path_text) {
-            append_path_name(p, key.substr(0, k_max_path_text));
-            p += "...";
-        } else {
-            append_path_name(p, key);
-        }
-        return p;
-    }
-    static std::string index_path(std::uint64_t index) {
-        std::string p(k_records);
-        append_path_index(p, index);
-        return p;
-    }
-
     // Adds a finding; the message is built only when the finding is kept (Findings keeps the
     // first k_max_kept of each severity), so a file with millions of them stays linear.
     // The node path is built the same way, only when needed: no allocation per record.
     template <class PathFn, class MessageFn>
     void add(ErrorCode code, Severity severity, Pos pos, PathFn&& path, MessageFn&& message) {
         if (findings_.count(severity) >= Findings::k_max_kept) {
-            findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, {}, {}});
+            add_at(findings_, severity, code, pos, {}, {});
             return;
         }
-        findings_.add(Error{code, severity, k_no_offset, pos.line, pos.column, path(), message()});
+        add_at(findings_, severity, code, pos, path(), message());
     }
     // A finding about the whole file (no node path).
     void error(ErrorCode code, Pos pos, std::string message) {

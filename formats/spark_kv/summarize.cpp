@@ -24,7 +24,7 @@ std::string_view key_prefix(std::string_view key) noexcept {
     return key;
 }
 
-class SummarySink {
+class SummarySink : public SinkDefaults {
   public:
     void on_start(std::uint32_t version, std::size_t) { version_ = version; }
     void on_record(const RecordEvent& e) {
@@ -35,7 +35,6 @@ class SummarySink {
     void on_no_tab(const LineEvent& e) {
         if (!e.text.empty()) ++skipped_;
     }
-    void on_end(bool) {}
 
     void finish(Summary& s) const {
         s.version = version_;

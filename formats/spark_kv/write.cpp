@@ -4,6 +4,7 @@
 // record's key and value; otherwise it is written as the engine's writer of the version writes
 // it. Views (decoded MMO fields) are never looked at.
 #include "codec.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "sparksave/escape.hpp"
@@ -89,16 +90,6 @@ class Writer {
         return {};
     }
 
-    static std::string index_path(std::uint64_t index) {
-        std::string p(k_records);
-        append_path_index(p, index);
-        return p;
-    }
-    static std::string record_path(std::string_view key) {
-        std::string p(k_records);
-        append_path_name(p, key);
-        return p;
-    }
     static Error fail(std::string path, std::string message) {
         return make_error(ErrorCode::bad_value, std::move(message), k_no_offset, std::move(path));
     }

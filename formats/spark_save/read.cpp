@@ -4,6 +4,8 @@
 
 #include "sparksave/spark_save.hpp"
 
+#include <utility>
+
 namespace sparksave::spark_save {
 
 namespace {
@@ -154,19 +156,21 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     Parsed out{Document(FormatId::spark_save, 0, source), {}};
     // A large file's CRC is computed alongside the parse; when the file turns out damaged the
     // tree is read again the careful way, knowing the CRC.
-    std::optional<std::uint32_t> known_crc;
-    for (;;) {
-        TreeSink sink(out.doc);
-        Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage, known_crc);
-        const bool whole = reader.run();
-        if (!reader.needs_rerun()) {
+    bool first = true;
+    read_with_crc(
+        crc_alongside(bytes), [bytes] { return whole_crc(bytes); },
+        [&](const CrcHint& crc) {
+            if (!std::exchange(first, false))
+                out = Parsed{Document(FormatId::spark_save, 0, source), {}};
+            TreeSink sink(out.doc);
+            Reader<TreeSink> reader(bytes, out.findings, sink, options.salvage, crc);
+            const bool whole = reader.run();
+            if (reader.needs_rerun()) return false;
             out.doc.set_version(reader.version());
             out.doc.set_complete(whole);
-            return out;
-        }
-        known_crc = reader.crc();
-        out = Parsed{Document(FormatId::spark_save, 0, source), {}};
-    }
+            return true;
+        });
+    return out;
 }
 
 } // namespace sparksave::spark_save
@@ -179,14 +183,10 @@ PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     PartsRead out;
     Findings& findings = out.findings;
     // Parts go to the consumer as they are read, so the CRC is checked first, not alongside.
-    std::optional<std::uint32_t> known_crc;
-    if (bytes.size() >= 12 && bytes.starts_with(k_magic)) {
-        known_crc = load_u32(bytes, 4) == k_current_version
-                        ? crc32(bytes.substr(0, bytes.size() - 4))
-                        : crc_as_version4(bytes, bytes.size() - 4);
-    }
+    CrcHint crc;
+    if (bytes.size() >= 12 && bytes.starts_with(k_magic)) crc.known = whole_crc(bytes);
     TreeSink sink(doc, &consumer);
-    Reader<TreeSink> reader(bytes, findings, sink, true, known_crc);
+    Reader<TreeSink> reader(bytes, findings, sink, true, crc);
     const bool whole = reader.run();
     if (sink.halted()) {
         out.consumer_error = std::move(sink.failure());

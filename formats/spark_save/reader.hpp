@@ -2,26 +2,16 @@
 // and 1.5 for the file's version and reports what it reads to a Sink. The tree builder, the
 // summary used by `info`/`verify` and the payload scan are sinks; so every rule lives here, once.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_header(version)                       the version the payload is read as
-//   on_metadata(block, offset, const Metadata&)
-//   on_entities_begin(count, offset)
-//   on_entity(name, offset, index)           ... on_entity_end(end)
-//   on_component(type, offset)               ... on_component_end(end)
-//   on_property(key, value, offset, end)
-//   on_entities_end(end)
-//   on_custom_state_begin(present, declared, offset)
-//   on_pair(key, value, offset, end)
-//   on_custom_state_end(end, complete_pairs)
-//   on_trailing(bytes, offset)
-//   on_checksum(stored, offset)
-// and optionally halted(): true stops the read after the entity list's start or an entity (a
-// consumer of the parts failed, format.hpp Parts); run() then returns false.
+// The members a sink may define are those of SinkDefaults, below.
+// A sink may also define halted(): true stops the read after the entity list's start or an
+// entity (a consumer of the parts failed, format.hpp Parts); run() then returns false.
 #pragma once
 
 #include "metadata.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
+#include "sparksave/alongside.hpp"
 #include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/document.hpp"
@@ -36,7 +26,6 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <future>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,20 +34,6 @@
 #include <vector>
 
 namespace sparksave::spark_save {
-
-// The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
-// version detection).
-inline std::uint32_t crc_as_version4(std::string_view data, std::size_t end) {
-    unsigned char head[8];
-    std::memcpy(head, data.data(), 4);
-    boost::endian::store_little_u32(head + 4, k_current_version);
-    std::uint32_t crc = crc32_update(0, {reinterpret_cast<const char*>(head), 8});
-    return crc32_update(crc, data.substr(8, end - 8));
-}
-
-inline std::uint32_t load_u32(std::string_view data, std::size_t at) {
-    return boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(data.data() + at));
-}
 
 // A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
 // loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
@@ -134,37 +109,44 @@ class RepeatFinder {
     bool hashed_ = false;
 };
 
-// Parses a Transform parent the way the engine's ParseTransformParentIndex does (1.4):
-// std::from_chars into a long long over the whole value: an optional `-`, decimal digits,
-// nothing before or after (no whitespace, no `+`), in long long's range.
-inline std::optional<long long> parse_parent_index(std::string_view text) {
-    long long v = 0;
-    const char* end = text.data() + text.size();
-    auto [p, ec] = std::from_chars(text.data(), end, v);
-    if (ec != std::errc() || p != end) return std::nullopt;
-    return v;
-}
-
-// "1 byte", "2 bytes".
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing.
+struct SinkDefaults {
+    void on_header(std::uint32_t /*version*/) {} // the version the payload is read as
+    void on_metadata(std::string_view /*block*/, std::size_t /*offset*/, const Metadata&) {}
+    void on_entities_begin(std::uint32_t /*count*/, std::size_t /*offset*/) {}
+    void on_entity(std::string_view /*name*/, std::size_t /*offset*/, std::uint32_t /*index*/) {}
+    void on_component(std::string_view /*type*/, std::size_t /*offset*/) {}
+    void on_property(std::string_view /*key*/, std::string_view /*value*/, std::size_t /*offset*/,
+                     std::size_t /*end*/) {}
+    void on_component_end(std::size_t /*end*/) {}
+    void on_entity_end(std::size_t /*end*/) {}
+    void on_entities_end(std::size_t /*end*/) {}
+    void on_custom_state_begin(bool /*present*/, std::uint32_t /*declared*/,
+                               std::size_t /*offset*/) {}
+    void on_pair(std::string_view /*key*/, std::string_view /*value*/, std::size_t /*offset*/,
+                 std::size_t /*end*/) {}
+    void on_custom_state_end(std::size_t /*end*/, std::uint32_t /*complete_pairs*/) {}
+    void on_trailing(std::string_view /*bytes*/, std::size_t /*offset*/) {}
+    void on_checksum(std::uint32_t /*stored*/, std::size_t /*offset*/) {}
+};
 
 template <class Sink> class Reader {
   public:
-    // Files at least this large have their CRC-32 computed on a second thread while the payload
-    // is parsed (the common case, a valid file, then costs the slower of the two, not both).
-    static constexpr std::size_t k_parallel_crc = 4u << 20;
-
-    // `known_crc`: the whole-file CRC from an earlier run (see needs_rerun()).
+    // `crc`: what read_with_crc (sparksave/alongside.hpp) knows of the whole-file CRC: computed
+    // before this read, or being computed alongside it (a large file), or neither (the reader
+    // computes it when it needs it). The hint outlives the read.
     Reader(std::string_view data, Findings& findings, Sink& sink, bool salvage = true,
-           std::optional<std::uint32_t> known_crc = std::nullopt)
-        : data_(data), findings_(findings), sink_(sink), salvage_(salvage), known_crc_(known_crc) {}
+           const CrcHint& crc = {})
+        : data_(data), findings_(findings), sink_(sink), salvage_(salvage), known_crc_(crc.known),
+          await_crc_(crc.await ? &crc.await : nullptr) {}
 
     // Reads the whole file. Returns false when an error stopped the read early, or when the
     // CRC computed alongside the parse shows the file is not what the parse assumed (a checksum
-    // mismatch or a damaged version field): then needs_rerun() is true and the caller reads
-    // again, with a fresh sink and findings, passing crc() as `known_crc`.
+    // mismatch or a damaged version field): then needs_rerun() is true and read_with_crc reads
+    // again, with a fresh sink and findings, knowing the CRC.
     bool run() {
         const std::size_t size = data_.size();
         if (size < k_min_file_size) {
@@ -190,41 +172,30 @@ template <class Sink> class Reader {
         std::optional<std::size_t> trailer_at;
         // The CRC-32 of bytes [0, size-4) read as a v4 file: the v4 check, and for other
         // version fields the damaged-version test (1.5).
-        auto whole_crc = [this, stored_version, size] {
-            return stored_version == k_current_version ? crc32(data_.substr(0, size - 4))
-                                                       : crc_as_version4(data_, size - 4);
-        };
+        auto whole = [this] { return whole_crc(data_); };
 
-        if (!known_crc_ && size >= k_parallel_crc && stored_version >= 1 &&
-            stored_version <= k_current_version) {
-            // Parse on the assumption that the checksum is right, check it afterwards.
-            std::future<std::uint32_t> pending;
-            try {
-                pending = std::async(std::launch::async, whole_crc);
-            } catch (const std::system_error&) {
-                known_crc_ = whole_crc();
+        if (!known_crc_ && await_crc_) {
+            // A large file (crc_alongside): its CRC is being computed on another thread. Parse
+            // on the assumption that the checksum is right, check it afterwards.
+            if (stored_version == k_current_version) {
+                payload_end = size - 4;
+                trailer_at = size - 4;
             }
-            if (pending.valid()) {
-                if (stored_version == k_current_version) {
-                    payload_end = size - 4;
-                    trailer_at = size - 4;
-                }
-                bool ok = parse_all(payload_end, trailer_at, size);
-                crc_ = pending.get();
-                const bool as_assumed =
-                    (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
-                if (!as_assumed) {
-                    needs_rerun_ = true;
-                    return false;
-                }
-                return ok;
+            bool ok = parse_all(payload_end, trailer_at, size);
+            crc_ = (*await_crc_)();
+            const bool as_assumed =
+                (stored_version == k_current_version) == (crc_ == load_u32(data_, size - 4));
+            if (!as_assumed) {
+                needs_rerun_ = true;
+                return false;
             }
+            return ok;
         }
 
         if (stored_version != k_current_version) {
             // 1.5: a v1..v3 (or >4) field over a file whose trailer verifies as v4 is a damaged
             // v4 save; parsing it as the older version would skip the checksum.
-            if (size >= 12 && crc(whole_crc) == load_u32(data_, size - 4)) {
+            if (size >= 12 && crc(whole) == load_u32(data_, size - 4)) {
                 error(ErrorCode::damaged_version, 4, "version",
                       fmt::format("expected version 4, found {}: the file ends in a CRC-32 that "
                                   "verifies only with version 4, so this is a v4 save whose "
@@ -251,7 +222,7 @@ template <class Sink> class Reader {
             payload_end = size - 4;
             trailer_at = size - 4;
             const std::uint32_t stored = load_u32(data_, size - 4);
-            const std::uint32_t computed = crc(whole_crc);
+            const std::uint32_t computed = crc(whole);
             if (stored != computed) {
                 // A valid trailer followed by more bytes ("extended") is told apart from a
                 // plain mismatch by finding where the payload really ends.
@@ -714,13 +685,14 @@ template <class Sink> class Reader {
         return false;
     }
 
-    void error(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::error, offset, 0, 0, std::move(path), std::move(message)});
+    // Out of line and cold: findings are rare, and their code kept out of the parse loop.
+    [[gnu::cold, gnu::noinline]] void error(ErrorCode code, std::size_t offset, std::string path,
+                                            std::string message) {
+        add_at(findings_, Severity::error, code, offset, std::move(path), std::move(message));
     }
-    void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+    [[gnu::cold, gnu::noinline]] void warning(ErrorCode code, std::size_t offset, std::string path,
+                                              std::string message) {
+        add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
     struct PendingParent {
@@ -735,6 +707,7 @@ template <class Sink> class Reader {
     Sink& sink_;
     bool salvage_;
     std::optional<std::uint32_t> known_crc_;
+    const std::function<std::uint32_t()>* await_crc_;
     std::uint32_t crc_ = 0;
     bool needs_rerun_ = false;
     std::size_t misreads_ = 0;
@@ -752,22 +725,7 @@ template <class Sink> class Reader {
 };
 
 // A sink that keeps nothing: used to find where a payload ends.
-struct NullSink {
-    void on_header(std::uint32_t) {}
-    void on_metadata(std::string_view, std::size_t, const Metadata&) {}
-    void on_entities_begin(std::uint32_t, std::size_t) {}
-    void on_entity(std::string_view, std::size_t, std::uint32_t) {}
-    void on_component(std::string_view, std::size_t) {}
-    void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {}
-    void on_component_end(std::size_t) {}
-    void on_entity_end(std::size_t) {}
-    void on_entities_end(std::size_t) {}
-    void on_custom_state_begin(bool, std::uint32_t, std::size_t) {}
-    void on_pair(std::string_view, std::string_view, std::size_t, std::size_t) {}
-    void on_custom_state_end(std::size_t, std::uint32_t) {}
-    void on_trailing(std::string_view, std::size_t) {}
-    void on_checksum(std::uint32_t, std::size_t) {}
-};
+struct NullSink : SinkDefaults {};
 
 template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end() {
     Findings ignored;

@@ -11,7 +11,7 @@ namespace sparksave::spark_save {
 
 namespace {
 
-class SummarySink {
+class SummarySink : public SinkDefaults {
   public:
     explicit SummarySink(Summary& s) : s_(s) {}
 
@@ -20,7 +20,6 @@ class SummarySink {
         s_.version_known = true;
     }
     void on_metadata(std::string_view, std::size_t, const Metadata& meta) { meta_ = meta; }
-    void on_entities_begin(std::uint32_t, std::size_t) {}
     void on_entity(std::string_view, std::size_t, std::uint32_t) { ++entities_; }
     void on_component(std::string_view type, std::size_t) {
         ++components_;
@@ -29,12 +28,7 @@ class SummarySink {
     void on_property(std::string_view, std::string_view, std::size_t, std::size_t) {
         ++properties_;
     }
-    void on_component_end(std::size_t) {}
-    void on_entity_end(std::size_t) {}
-    void on_entities_end(std::size_t) {}
-    void on_custom_state_begin(bool, std::uint32_t, std::size_t) {}
     void on_pair(std::string_view, std::string_view, std::size_t, std::size_t) { ++pairs_; }
-    void on_custom_state_end(std::size_t, std::uint32_t) {}
     void on_trailing(std::string_view bytes, std::size_t) { trailing_ += bytes.size(); }
     void on_checksum(std::uint32_t stored, std::size_t) { s_.checksum = stored; }
 
@@ -117,22 +111,21 @@ class SummarySink {
 
 Summary summarize(std::string_view bytes) {
     Summary s;
-    std::optional<std::uint32_t> known_crc;
     std::size_t misreads = 0;
-    for (;;) {
-        s = Summary{};
-        s.format = FormatId::spark_save;
-        s.size = bytes.size();
-        SummarySink sink(s);
-        Reader<SummarySink> reader(bytes, s.findings, sink, true, known_crc);
-        reader.run();
-        if (!reader.needs_rerun()) {
+    read_with_crc(
+        crc_alongside(bytes), [bytes] { return whole_crc(bytes); },
+        [&](const CrcHint& crc) {
+            s = Summary{};
+            s.format = FormatId::spark_save;
+            s.size = bytes.size();
+            SummarySink sink(s);
+            Reader<SummarySink> reader(bytes, s.findings, sink, true, crc);
+            reader.run();
+            if (reader.needs_rerun()) return false; // damaged: read again, knowing the CRC
             sink.finish();
             misreads = reader.misreads();
-            break;
-        }
-        known_crc = reader.crc(); // damaged: read again the careful way, knowing the CRC
-    }
+            return true;
+        });
     if (!s.version_known && bytes.size() >= 8 && bytes.starts_with(k_magic)) {
         s.version = load_u32(bytes, 4);
         s.version_known = true;

@@ -2,14 +2,10 @@
 // FORMATS.md 4.3 in its order and reports what it reads to a Sink. The tree builder (read.cpp)
 // and the summary for `info`/`verify` (summarize.cpp) are sinks, so every rule lives here, once.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_header(const Header&)                  the 121-byte header, before any check on it
-//   on_descriptors_begin(offset)              ... on_descriptor(d, offset) ...
-//   on_descriptors_end(end) on_chunks_begin(offset) on_chunk(const ChunkPrefix&, offset)      ...
-//   on_column(field, type, bytes, offset) ... on_chunk_end(end) on_chunks_end(end)
-// A read that stops early leaves containers open; the sink closes them when it is done.
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "sparksave/bytes.hpp"
@@ -30,117 +26,23 @@
 
 namespace sparksave::tess_world {
 
-// The header fields (4.1).
-struct Header {
-    std::uint32_t version = 0;
-    std::uint64_t body_size = 0;
-    std::uint32_t checksum = 0;
-    std::array<std::uint64_t, 3> world{};
-    std::array<std::uint64_t, 3> chunk{};
-    std::uint32_t lattice = 0;
-    std::uint32_t lattice_version = 0;
-    std::uint32_t key_layout_version = 0;
-    std::uint64_t schema_id = 0;
-    std::uint32_t schema_version = 0;
-    std::array<std::uint32_t, 3> library{};
-    std::uint8_t residency = 0;
-    std::uint32_t field_count = 0;
-    std::uint64_t chunk_count = 0;
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing. A read that stops early leaves containers open; the sink closes them when
+// it is done.
+struct SinkDefaults {
+    void on_header(const Header&) {} // the 121-byte header, before any check on it
+    void on_descriptors_begin(std::size_t /*offset*/) {}
+    void on_descriptor(const Descriptor&, std::size_t /*offset*/) {}
+    void on_descriptors_end(std::size_t /*end*/) {}
+    void on_chunks_begin(std::size_t /*offset*/) {}
+    void on_chunk(const ChunkPrefix&, std::size_t /*offset*/) {}
+    void on_column(std::size_t /*field*/, ColumnType, std::string_view /*bytes*/,
+                   std::size_t /*offset*/) {}
+    void on_chunk_end(std::size_t /*end*/) {}
+    void on_chunks_end(std::size_t /*end*/) {}
 };
-
-// Reads the header fields of `data` (at least k_header_size bytes).
-inline Header parse_header(std::string_view data) {
-    ByteReader r(as_bytes(data), k_off_version);
-    Header h;
-    h.version = r.u32();
-    h.body_size = r.u64();
-    h.checksum = r.u32();
-    for (auto& v : h.world) v = r.u64();
-    for (auto& v : h.chunk) v = r.u64();
-    h.lattice = r.u32();
-    h.lattice_version = r.u32();
-    h.key_layout_version = r.u32();
-    h.schema_id = r.u64();
-    h.schema_version = r.u32();
-    for (auto& v : h.library) v = r.u32();
-    h.residency = r.u8();
-    h.field_count = r.u32();
-    h.chunk_count = r.u64();
-    return h;
-}
-
-// One field descriptor (4.2).
-struct Descriptor {
-    std::uint64_t id = 0;
-    std::uint32_t version = 0;
-    std::uint8_t kind = 0;
-    std::uint32_t width = 0;
-};
-
-// The column type of a descriptor (invalid when its kind and width make none).
-inline ColumnType descriptor_type(std::uint32_t kind, std::uint64_t width) noexcept {
-    switch (kind) {
-    case k_kind_unsigned:
-        return make_column_type(ValueType::unsigned_integer, width);
-    case k_kind_signed:
-        return make_column_type(ValueType::integer, width);
-    case k_kind_float:
-        return make_column_type(ValueType::floating, width);
-    case k_kind_bool:
-        return make_column_type(ValueType::boolean, width);
-    default:
-        return {};
-    }
-}
-
-// The prefix of one chunk record (4.2).
-struct ChunkPrefix {
-    std::uint64_t key = 0;
-    std::optional<std::uint8_t> state; // v1 only
-    std::uint32_t active_mask = 0;
-    std::uint32_t entity_count = 0;
-};
-
-// a * b, or nullopt when it does not fit in 64 bits (checked by division, never by wrapping).
-inline std::optional<std::uint64_t> checked_mul(std::uint64_t a, std::uint64_t b) noexcept {
-    if (b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b) return std::nullopt;
-    return a * b;
-}
-
-// tiles = chunk.x * chunk.y * chunk.z (4.2); nullopt when it overflows.
-inline std::optional<std::uint64_t> tiles_of(const Header& h) noexcept {
-    std::optional<std::uint64_t> t = 1;
-    for (std::uint64_t c : h.chunk)
-        if (t) t = checked_mul(*t, c);
-    return t;
-}
-
-// The logical chunk count prod(size / chunk) (4.2); nullopt when it overflows or a chunk
-// dimension is zero.
-inline std::optional<std::uint64_t> logical_chunks(const Header& h) noexcept {
-    std::optional<std::uint64_t> n = 1;
-    for (std::size_t i = 0; i < 3; ++i) {
-        if (h.chunk[i] == 0) return std::nullopt;
-        if (n) n = checked_mul(*n, h.world[i] / h.chunk[i]);
-    }
-    return n;
-}
-
-inline std::string byte_count(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
-}
-// "1 tile", "4 tiles"; "more than 2^64 tiles" for a count that overflowed.
-inline std::string tile_count(std::optional<std::uint64_t> n) {
-    if (!n) return "more than 2^64 tiles";
-    return fmt::format("{} {}", *n, *n == 1 ? "tile" : "tiles");
-}
-
-// "chunks[3]", "chunks[3].fields[1][17]".
-inline std::string chunk_path(std::uint64_t chunk) {
-    std::string p(k_chunks);
-    append_path_index(p, chunk);
-    return p;
-}
 
 template <class Sink> class Reader {
   public:
@@ -511,7 +413,7 @@ template <class Sink> class Reader {
     void report(Severity severity, ErrorCode code, Status status, std::size_t offset,
                 std::string path, std::string message) {
         if (status != Status::ok) message += fmt::format(" (tess: {})", status_name(status));
-        findings_.add(Error{code, severity, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, severity, code, offset, std::move(path), std::move(message));
     }
     bool fail(ErrorCode code, Status status, std::size_t offset, std::string path,
               std::string message) {
@@ -519,8 +421,7 @@ template <class Sink> class Reader {
         return false;
     }
     void warning(ErrorCode code, std::size_t offset, std::string path, std::string message) {
-        findings_.add(
-            Error{code, Severity::warning, offset, 0, 0, std::move(path), std::move(message)});
+        add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
     }
 
     std::string_view data_;

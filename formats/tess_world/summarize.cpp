@@ -12,17 +12,10 @@ namespace sparksave::tess_world {
 
 namespace {
 
-class SummarySink {
+class SummarySink : public SinkDefaults {
   public:
-    void on_header(const Header&) {}
-    void on_descriptors_begin(std::size_t) {}
     void on_descriptor(const Descriptor& d, std::size_t) { descriptors_.push_back(d); }
-    void on_descriptors_end(std::size_t) {}
-    void on_chunks_begin(std::size_t) {}
     void on_chunk(const ChunkPrefix&, std::size_t) { ++chunks_; }
-    void on_column(std::size_t, ColumnType, std::string_view, std::size_t) {}
-    void on_chunk_end(std::size_t) {}
-    void on_chunks_end(std::size_t) {}
 
     const std::vector<Descriptor>& descriptors() const noexcept { return descriptors_; }
     std::uint64_t chunks() const noexcept { return chunks_; }

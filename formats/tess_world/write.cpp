@@ -1,8 +1,10 @@
 // Writing the tree back to tess world archive bytes (layout: spec.hpp, FORMATS.md 4.1, 4.2).
 // The body size and the CRC-32 are recomputed, the field and chunk counts are the lists'
 // lengths; everything else comes from the tree as it is.
-#include "reader.hpp"
+#include "rules.hpp"
 
+#include "sparksave/crc32.hpp"
+#include "sparksave/escape.hpp"
 #include "sparksave/tess_world.hpp"
 
 #include <charconv>

@@ -5,13 +5,11 @@
 // The reader never recurses: open classes are an explicit stack bounded by k_max_depth. Every
 // line is looked at a constant number of times, so reading is linear in the file size.
 //
-// A Sink has these members, called in file order (offsets are file offsets):
-//   on_version(line, known)          the first line; known: it is exactly 1.0.0
-//   on_attribute(const AttributeEvent&)
-//   on_class(const ClassEvent&)      ... children ... on_close(end)
+// The members a sink may define are those of SinkDefaults, below.
 #pragma once
 
 #include "engine.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "sparksave/document.hpp"
@@ -34,128 +32,16 @@
 
 namespace sparksave::text_archive {
 
-// A place in the file, 1-based; the column counts bytes.
-struct Pos {
-    std::uint32_t line = 0;
-    std::uint32_t column = 0;
-};
-
-// The writer's seven types (FORMATS.md 2), and everything else.
-enum class Type : std::uint8_t { boolean, int32, uint32, size, float32, float64, string, unknown };
-
-inline Type type_of(std::string_view name) noexcept {
-    if (name == k_type_bool) return Type::boolean;
-    if (name == k_type_int) return Type::int32;
-    if (name == k_type_unsigned) return Type::uint32;
-    if (name == k_type_size_t) return Type::size;
-    if (name == k_type_float) return Type::float32;
-    if (name == k_type_double) return Type::float64;
-    if (name == k_type_string) return Type::string;
-    return Type::unknown;
-}
-
-inline std::string_view type_name(Type type) noexcept {
-    switch (type) {
-    case Type::boolean:
-        return k_type_bool;
-    case Type::int32:
-        return k_type_int;
-    case Type::uint32:
-        return k_type_unsigned;
-    case Type::size:
-        return k_type_size_t;
-    case Type::float32:
-        return k_type_float;
-    case Type::float64:
-        return k_type_double;
-    case Type::string:
-        return k_type_string;
-    case Type::unknown:
-        break;
-    }
-    return "?";
-}
-
-// The tree's ValueType for a type name (spec.hpp).
-inline ValueType value_type_of(Type type) noexcept {
-    switch (type) {
-    case Type::boolean:
-        return ValueType::boolean;
-    case Type::int32:
-        return ValueType::integer;
-    case Type::uint32:
-    case Type::size:
-        return ValueType::unsigned_integer;
-    case Type::float32:
-    case Type::float64:
-        return ValueType::floating;
-    case Type::string:
-        return ValueType::string;
-    case Type::unknown:
-        break;
-    }
-    return ValueType::none;
-}
-
-// FORMATS.md 2: the engine's integer readers accept int, unsigned int and size_t alike.
-inline bool is_integer(Type type) noexcept {
-    return type == Type::int32 || type == Type::uint32 || type == Type::size;
-}
-
-// File text for a message: escaped, quoted, cut after `max` bytes.
-inline std::string excerpt(std::string_view text, std::size_t max = 48) {
-    if (text.size() <= max) return display(text, true);
-    return display(text.substr(0, max), true) + "...";
-}
-
-inline std::string pairs_text(std::uint64_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "pair" : "pairs");
-}
-
-inline std::string tabs_text(std::size_t n) {
-    return fmt::format("{} {}", n, n == 1 ? "tab" : "tabs");
-}
-
-// Does the first line look like a version number (digits and dots, an optional `v`, blanks and
-// a UTF-8 byte order mark around it)? Used to recognise an archive whose version line is wrong.
-inline bool looks_like_version(std::string_view line) noexcept {
-    if (line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r'))
-        line.remove_suffix(1);
-    if (!line.empty() && (line.front() == 'v' || line.front() == 'V')) line.remove_prefix(1);
-    if (line.empty() || line.size() > 32) return false;
-    bool digit = false;
-    for (char c : line) {
-        if (c >= '0' && c <= '9') {
-            digit = true;
-        } else if (c == '.' && digit) {
-            digit = false;
-        } else {
-            return false;
-        }
-    }
-    return digit;
-}
-
-struct AttributeEvent {
-    std::string_view name;
-    bool named = false;
-    std::string_view type;
-    std::string_view value;
-    std::size_t offset = 0; // span: the child's text after its indentation ...
-    std::size_t end = 0;    // ... up to and including the value's `}`
-    ValueType value_type = ValueType::none;
-    std::size_t depth = 0; // 0: a top-level entry
-};
-
-struct ClassEvent {
-    std::string_view name;
-    bool named = false;
-    std::string_view class_name;
-    std::size_t offset = 0;
-    bool list = false; // a `Vector`
-    std::size_t depth = 0;
+// What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
+// sink derives from SinkDefaults and defines the members it needs (its own hide these). The
+// reader is a template over the sink, so every call is resolved at compile time and an empty
+// one costs nothing.
+struct SinkDefaults {
+    // The first line; known: it is exactly 1.0.0.
+    void on_version(std::string_view /*line*/, bool /*known*/) {}
+    void on_attribute(const AttributeEvent&) {}
+    void on_class(const ClassEvent&) {} // ... its children ... on_close(end)
+    void on_close(std::size_t /*end*/) {}
 };
 
 template <class Sink> class Reader {

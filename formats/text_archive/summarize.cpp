@@ -10,7 +10,7 @@ namespace sparksave::text_archive {
 
 namespace {
 
-class SummarySink {
+class SummarySink : public SinkDefaults {
   public:
     void on_version(std::string_view line, bool known) {
         version_line_ = line;
@@ -25,7 +25,6 @@ class SummarySink {
         ++classes_;
         if (c.depth == 0) ++entries_;
     }
-    void on_close(std::size_t) {}
 
     void finish(Summary& s) const {
         s.version = k_current_version;

@@ -1,6 +1,7 @@
 // The structural diff: one pass over both trees, hash matching of children, no quadratic step.
 #include "sparksave/diff.hpp"
 
+#include "sparksave/alongside.hpp"
 #include "sparksave/column.hpp"
 #include "sparksave/format.hpp"
 
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <unordered_map>
 
 namespace sparksave {
@@ -469,13 +469,6 @@ struct Side {
     }
 };
 
-// Runs both functions, the second on another thread (two files read at once).
-template <class F, class G> void both(F&& f, G&& g) {
-    std::thread other(std::forward<G>(g));
-    f();
-    other.join();
-}
-
 } // namespace
 
 Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<const Source> a,
@@ -492,8 +485,8 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
     sb.source = std::move(b);
 
     // 1. Index both files, side by side.
-    both([&] { sa.findings = sa.read(format, true); },
-         [&] { sb.findings = sb.read(format, true); });
+    alongside([&] { sa.findings = sa.read(format, true); },
+              [&] { sb.findings = sb.read(format, true); });
     result.a_findings = std::move(sa.findings);
     result.b_findings = std::move(sb.findings);
     if (result.a_findings.has_errors() || result.b_findings.has_errors()) return result;
@@ -544,7 +537,7 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
 
     // 3. Read again, side by side, keeping the items that differ.
     Findings again_a, again_b;
-    both(
+    alongside(
         [&] {
             if (keep_a) again_a = sa.read(format, false);
         },

@@ -2,6 +2,7 @@
 // the Document tree, base64, file I/O.
 #include <doctest/doctest.h>
 
+#include "sparksave/alongside.hpp"
 #include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/document.hpp"
@@ -23,6 +24,62 @@
 
 using namespace sparksave;
 namespace fs = std::filesystem;
+
+TEST_CASE("read_with_crc: one read, or a parse alongside the CRC and one re-read knowing it") {
+    using sparksave::CrcHint;
+    std::vector<std::string> calls;
+    auto log = [&](const CrcHint& h) {
+        calls.push_back(h.known ? "known " + std::to_string(*h.known)
+                                : (h.await ? "await " + std::to_string(h.await()) : "none"));
+    };
+    int crcs = 0;
+    auto crc = [&] {
+        ++crcs;
+        return std::uint32_t{7};
+    };
+    SUBCASE("a small file: read once, told nothing, the CRC left to the read") {
+        sparksave::read_with_crc(false, crc, [&](const CrcHint& h) {
+            log(h);
+            return true;
+        });
+        CHECK(calls == std::vector<std::string>{"none"});
+        CHECK(crcs == 0);
+    }
+    SUBCASE("a large file whose CRC holds: one read, the CRC computed once alongside") {
+        sparksave::read_with_crc(true, crc, [&](const CrcHint& h) {
+            log(h);
+            return true;
+        });
+        CHECK(calls == std::vector<std::string>{"await 7"});
+        CHECK(crcs == 1);
+    }
+    SUBCASE("a large file whose CRC does not: read again, once, knowing it") {
+        sparksave::read_with_crc(true, crc, [&](const CrcHint& h) {
+            log(h);
+            return h.known.has_value();
+        });
+        CHECK(calls == std::vector<std::string>{"await 7", "known 7"});
+        CHECK(crcs == 1);
+    }
+    SUBCASE("a read that never waits for the CRC still has it joined and re-reads with it") {
+        sparksave::read_with_crc(true, crc, [&](const CrcHint& h) {
+            calls.push_back(h.known ? "known" : "first");
+            return h.known.has_value();
+        });
+        CHECK(calls == std::vector<std::string>{"first", "known"});
+        CHECK(crcs == 1);
+    }
+}
+
+TEST_CASE("alongside runs both functions, the second on another thread") {
+    const auto here_id = std::this_thread::get_id();
+    std::thread::id there_id;
+    bool here = false;
+    sparksave::alongside([&] { here = true; }, [&] { there_id = std::this_thread::get_id(); });
+    CHECK(here);
+    CHECK(there_id != std::thread::id{});
+    CHECK(there_id != here_id);
+}
 
 TEST_CASE("byte reader reads little-endian and keeps its first error") {
     const std::string data("\x01\x02\x03\x04\x05\x06\x07", 7);

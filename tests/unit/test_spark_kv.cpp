@@ -4,7 +4,7 @@
 // (independent of ours) that round-trip, pack back and migrate.
 #include <doctest/doctest.h>
 
-#include "spark_kv/reader.hpp"
+#include "spark_kv/rules.hpp"
 #include "spark_kv/spec.hpp"
 #include "support.hpp"
 

@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "spark_save/metadata.hpp"
-#include "spark_save/reader.hpp"
+#include "spark_save/rules.hpp"
 #include "spark_save/spec.hpp"
 #include "support.hpp"
 
@@ -311,7 +311,7 @@ TEST_CASE("the writer refuses what the format cannot hold, naming the node") {
 }
 
 TEST_CASE("large files (CRC checked alongside the parse) report damage exactly like small ones") {
-    // A v4 save above Reader::k_parallel_crc, built from many copies of one entity.
+    // A v4 save above k_parallel_crc (rules.hpp), built from many copies of one entity.
     Encoder e;
     e.out = header(4, meta(4));
     const std::size_t entities = 60000;

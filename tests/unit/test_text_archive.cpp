@@ -4,7 +4,8 @@
 #include <doctest/doctest.h>
 
 #include "support.hpp"
-#include "text_archive/reader.hpp"
+#include "text_archive/engine.hpp"
+#include "text_archive/rules.hpp"
 #include "text_archive/spec.hpp"
 
 #include "sparksave/node_path.hpp"

@@ -1,0 +1,41 @@
+// Helpers every format's reader and writer share, written once: the counted nouns and file
+// excerpts of messages (CLI.md "Severity": messages say expected vs found) and the places and
+// builders of findings (at a byte offset in a binary file, at line:column in a text file).
+#pragma once
+
+#include "sparksave/error.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace sparksave {
+
+// "1 byte", "2 bytes".
+std::string byte_count(std::uint64_t n);
+
+// File text for a message: escaped, quoted, cut after `max` bytes (then "..." follows).
+std::string excerpt(std::string_view text, std::size_t max = 48);
+
+// A place in a text file, 1-based; the column counts bytes.
+struct Pos {
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
+};
+
+// A finding at byte `offset` (and node `path`) of a binary file.
+inline void add_at(Findings& findings, Severity severity, ErrorCode code, std::size_t offset,
+                   std::string path, std::string message) {
+    findings.add(Error{code, severity, offset, 0, 0, std::move(path), std::move(message)});
+}
+
+// A finding at line:column `pos` (and node `path`) of a text file.
+inline void add_at(Findings& findings, Severity severity, ErrorCode code, Pos pos, std::string path,
+                   std::string message) {
+    findings.add(Error{code, severity, k_no_offset, pos.line, pos.column, std::move(path),
+                       std::move(message)});
+}
+
+} // namespace sparksave
