@@ -6,7 +6,6 @@
 
 #include "sparksave/diff.hpp"
 #include "sparksave/escape.hpp"
-#include "sparksave/json_out.hpp"
 #include "sparksave/print.hpp"
 
 #include <fmt/format.h>
@@ -85,140 +84,120 @@ std::string stat_group(const Change& c) {
     return first.str();
 }
 
-// Renders changes as they come: text lines, the --json array, or the --stat counts.
+// Renders changes as they come: each change a record (text lines, the --json array), or the
+// --stat counts, one record at the end.
 class Report {
   public:
-    Report(const DiffOptionsCli& o, bool color) : o_(o), color_(color) {}
+    Report(Printer& p, const DiffOptionsCli& o) : p_(p), o_(o) {}
 
     void add(const Change& c) {
         ++count_;
         if (o_.stat) {
             ++groups_[stat_group(c)][static_cast<std::size_t>(c.op)];
             ++totals_[static_cast<std::size_t>(c.op)];
-        } else if (o_.json) {
-            json(c);
         } else {
-            line(c);
+            change(c);
         }
     }
 
-    std::string finish() {
-        if (o_.stat) return stat();
-        if (o_.json) text_ += count_ == 0 ? "[]\n" : "\n]\n";
-        return std::move(text_);
+    void finish() {
+        if (o_.stat) stat();
+        p_.finish();
     }
     bool empty() const noexcept { return count_ == 0; }
 
   private:
-    std::string stat() const {
-        std::string text;
+    void counts(const std::array<std::size_t, 4>& n) {
+        p_.number("added", n[0]);
+        p_.number("removed", n[1]);
+        p_.number("changed", n[2]);
+        p_.number("reordered", n[3]);
+    }
+
+    void stat() {
+        auto record = p_.record();
+        counts(totals_);
+        {
+            auto groups = p_.object("groups");
+            for (const auto& [group, n] : groups_) {
+                auto object = p_.object(group);
+                counts(n);
+            }
+        }
         auto line = [](const std::array<std::size_t, 4>& n) {
             std::string s = fmt::format("{} added, {} removed, {} changed", n[0], n[1], n[2]);
             if (n[3]) s += fmt::format(", {} reordered", n[3]);
             return s;
         };
-        if (o_.json) {
-            text = fmt::format("{{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": "
-                               "{}, \"groups\": {{",
-                               totals_[0], totals_[1], totals_[2], totals_[3]);
-            bool first = true;
-            for (const auto& [group, n] : groups_) {
-                text += first ? "" : ", ";
-                first = false;
-                append_json_string(text, group);
-                text += fmt::format(
-                    ": {{\"added\": {}, \"removed\": {}, \"changed\": {}, \"reordered\": {}}}",
-                    n[0], n[1], n[2], n[3]);
-            }
-            text += "}}\n";
-        } else {
+        p_.text([&](std::string& text) {
             std::size_t width = 0;
             for (const auto& [group, n] : groups_) width = std::max(width, group.size());
             for (const auto& [group, n] : groups_)
                 text += fmt::format("{:<{}}  {}\n", group, width, line(n));
             text += fmt::format("{} {}: {}\n", count_, count_ == 1 ? "difference" : "differences",
                                 line(totals_));
-        }
-        return text;
+        });
     }
 
-    void json(const Change& c) {
-        text_ += count_ == 1 ? "[\n" : ",\n";
-        text_ += "  {\"op\": ";
-        append_json_string(text_, op_name(c.op));
-        text_ += ", \"path\": ";
-        append_json_string(text_, c.path.str());
-        auto value = [&](const Document* d, NodeId id, const std::string& literal) {
+    void change(const Change& c) {
+        auto record = p_.record();
+        const std::string path = c.path.str();
+        p_.string("op", op_name(c.op));
+        p_.string("path", path);
+        auto value = [&](std::string_view key, const Document* d, NodeId id,
+                         const std::string& literal) {
             if (id == k_no_node) {
-                append_json_string(text_, literal);
+                p_.string(key, literal);
             } else if (c.op == Change::Op::order) {
-                text_ += '[';
-                bool first = true;
-                for (NodeId k : d->children(id)) {
-                    text_ += first ? "" : ", ";
-                    first = false;
-                    append_json_bytes(text_, d->name(k));
-                }
-                text_ += ']';
+                auto names = p_.array(key);
+                for (NodeId k : d->children(id)) p_.bytes(d->name(k));
             } else {
-                print_json_compact(*d, id, text_);
+                p_.value(key, [&](std::string& out) { print_json_compact(*d, id, out); });
             }
         };
-        if (c.op != Change::Op::add) {
-            text_ += ", \"old\": ";
-            value(c.old_doc, c.old_node, c.old_text);
-        }
-        if (c.op != Change::Op::remove) {
-            text_ += ", \"new\": ";
-            value(c.new_doc, c.new_node, c.new_text);
-        }
-        if (c.op == Change::Op::change && tag_changed(c)) {
-            // What changed is the type (or class) name: old and new alone may not show it.
-            text_ += ", \"oldType\": ";
-            append_json_bytes(text_, c.old_doc->tag(c.old_node));
-            text_ += ", \"newType\": ";
-            append_json_bytes(text_, c.new_doc->tag(c.new_node));
-        }
-        text_ += "}";
-    }
-
-    void line(const Change& c) {
-        const std::string path = c.path.str();
+        if (c.op != Change::Op::add) value("old", c.old_doc, c.old_node, c.old_text);
+        if (c.op != Change::Op::remove) value("new", c.new_doc, c.new_node, c.new_text);
         const bool tags = tag_changed(c);
-        auto old_value = [&] {
-            return c.old_node == k_no_node ? display(c.old_text)
-                                           : show_value(*c.old_doc, c.old_node, tags);
-        };
-        auto new_value = [&] {
-            return c.new_node == k_no_node ? display(c.new_text)
-                                           : show_value(*c.new_doc, c.new_node, tags);
-        };
-        switch (c.op) {
-        case Change::Op::add:
-            text_ += paint(Style::added, "+ " + path + ": " + new_value(), color_);
-            break;
-        case Change::Op::remove:
-            text_ += paint(Style::removed, "- " + path + ": " + old_value(), color_);
-            break;
-        case Change::Op::change:
-            text_ += paint(Style::changed,
-                           "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color_);
-            break;
-        case Change::Op::order:
-            text_ += paint(Style::changed,
-                           "~ " + (path.empty() ? std::string("(top level)") : path) + ": order " +
-                               child_names(*c.old_doc, c.old_node) + " \u2192 " +
-                               child_names(*c.new_doc, c.new_node),
-                           color_);
-            break;
+        if (c.op == Change::Op::change && tags) {
+            // What changed is the type (or class) name: old and new alone may not show it.
+            p_.bytes("oldType", c.old_doc->tag(c.old_node));
+            p_.bytes("newType", c.new_doc->tag(c.new_node));
         }
-        text_ += '\n';
+        p_.line([&](std::string& text) {
+            auto old_value = [&] {
+                return c.old_node == k_no_node ? display(c.old_text)
+                                               : show_value(*c.old_doc, c.old_node, tags);
+            };
+            auto new_value = [&] {
+                return c.new_node == k_no_node ? display(c.new_text)
+                                               : show_value(*c.new_doc, c.new_node, tags);
+            };
+            const bool color = p_.color();
+            switch (c.op) {
+            case Change::Op::add:
+                text += paint(Style::added, "+ " + path + ": " + new_value(), color);
+                break;
+            case Change::Op::remove:
+                text += paint(Style::removed, "- " + path + ": " + old_value(), color);
+                break;
+            case Change::Op::change:
+                text += paint(Style::changed,
+                              "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color);
+                break;
+            case Change::Op::order:
+                text += paint(Style::changed,
+                              "~ " + (path.empty() ? std::string("(top level)") : path) +
+                                  ": order " + child_names(*c.old_doc, c.old_node) + " \u2192 " +
+                                  child_names(*c.new_doc, c.new_node),
+                              color);
+                break;
+            }
+        });
     }
 
+    Printer& p_;
     const DiffOptionsCli& o_;
-    const bool color_;
     std::size_t count_ = 0;
-    std::string text_;
     std::map<std::string, std::array<std::size_t, 4>> groups_;
     std::array<std::size_t, 4> totals_{};
 };
@@ -261,7 +240,14 @@ int run_diff(const DiffOptionsCli& o) {
         }
         return false;
     };
-    Report report(o, color_stdout() && !o.json);
+    // Nothing is printed until both files are compared (an input that does not parse is
+    // reported alone): the output is collected, then written.
+    std::string output;
+    const auto sink = [&output](std::string_view text) { output += text; };
+    const auto printer = o.json ? json_printer(sink, o.stat ? Printer::JsonLayout::lines
+                                                            : Printer::JsonLayout::array)
+                                : text_printer(sink, color_stdout());
+    Report report(*printer, o);
     auto add = [&](const Change& c) { report.add(c); };
     const FormatInfo& format = *inputs[0].format;
     const bool streamed =
@@ -291,7 +277,8 @@ int run_diff(const DiffOptionsCli& o) {
             return k_exit_trouble;
         }
     }
-    out(report.finish());
+    report.finish();
+    out(output);
     out_flush();
     return report.empty() ? k_exit_ok : k_exit_finding;
 }

@@ -34,30 +34,35 @@ bool report_errors(const std::string& path, const Findings& findings) {
 
 // One element of a column (a tess tile, column.hpp), as diff names it: the column's path plus
 // `[index]`, `chunks[name=5].fields[0][17]`. Not a node of its own, so resolve() does not find
-// it; nullopt when `path` is not such a place (`problem` says why when it names a column).
-std::optional<std::string> column_element(const Document& doc, const NodePath& path, bool json,
-                                          std::string& problem) {
-    if (path.steps.empty() || path.steps.back().kind != PathStep::Kind::index) return std::nullopt;
+// it; printed, true, when `path` is such a place; false when not (`problem` says why when it
+// names a column).
+bool print_column_element(Printer& p, const Document& doc, const NodePath& path,
+                          std::string& problem) {
+    if (path.steps.empty() || path.steps.back().kind != PathStep::Kind::index) return false;
     NodePath column_path = path;
     column_path.steps.pop_back();
     auto column = resolve(doc, column_path);
-    if (!column || doc.node(*column).kind != NodeKind::column) return std::nullopt;
+    if (!column || doc.node(*column).kind != NodeKind::column) return false;
     const ColumnType type = column_type(doc, *column);
     const std::string_view bytes = doc.value(*column);
     const std::uint64_t index = path.steps.back().index;
-    if (!type.valid()) return std::nullopt;
+    if (!type.valid()) return false;
     if (index >= bytes.size() / type.width) {
         problem = fmt::format("no element {} in {}: expected an index below {} (the column's "
                               "length)",
                               index, column_path.str(), bytes.size() / type.width);
-        return std::nullopt;
+        return false;
     }
-    std::string text = json ? std::string() : path.str() + ": ";
-    if (json)
-        append_column_element_json(text, type, bytes, static_cast<std::size_t>(index));
-    else
-        append_column_element(text, type, bytes, static_cast<std::size_t>(index));
-    return text + "\n";
+    const auto at = static_cast<std::size_t>(index);
+    p.value([&](std::string& json) {
+        append_column_element_json(json, type, bytes, at);
+        json += '\n';
+    });
+    p.line([&](std::string& text) {
+        text += path.str() + ": ";
+        append_column_element(text, type, bytes, at);
+    });
+    return true;
 }
 
 // A whole-file dump of a format that reads part by part: each part is printed (by the format's
@@ -134,13 +139,14 @@ int run_dump(const DumpOptions& o) {
     Parsed parsed = in.format->read(in.source, ReadOptions{});
     const Document& doc = parsed.doc;
 
+    const auto printer = stdout_printer(o.json);
     NodeId node = doc.root();
     if (select) {
         auto found = resolve(doc, *select);
         if (!found) {
             std::string problem;
-            if (auto element = column_element(doc, *select, o.json, problem)) {
-                out(*element);
+            if (print_column_element(*printer, doc, *select, problem)) {
+                printer->finish();
                 out_flush();
                 return report_errors(in.path, parsed.findings) ? k_exit_finding : k_exit_ok;
             }
@@ -156,19 +162,20 @@ int run_dump(const DumpOptions& o) {
         node = *found;
     }
 
-    std::string text;
-    if (o.json) {
+    // The tree, or the lossless JSON (a subtree's JSON with --select), as one document.
+    printer->value([&](std::string& json) {
         if (select)
-            print_json_subtree(doc, node, text);
+            print_json_subtree(doc, node, json);
         else
-            in.format->to_json(doc, text);
-    } else {
+            in.format->to_json(doc, json);
+    });
+    printer->text([&](std::string& text) {
         if (!select)
-            text = fmt::format("format: {}\nversion: {}\n", in.format->name, doc.version());
+            text += fmt::format("format: {}\nversion: {}\n", in.format->name, doc.version());
         print_text(doc, node, select ? select->str() : std::string(), PrintOptions{o.offsets},
                    text);
-    }
-    out(text);
+    });
+    printer->finish();
     out_flush();
     return report_errors(in.path, parsed.findings) ? k_exit_finding : k_exit_ok;
 }

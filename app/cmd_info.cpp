@@ -4,7 +4,6 @@
 #include "common.hpp"
 
 #include "sparksave/escape.hpp"
-#include "sparksave/json_out.hpp"
 #include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
@@ -131,15 +130,16 @@ FileInfo inspect(const std::string& path, bool walked = false) {
 // as a save: it is named for what it is.
 constexpr std::string_view k_stale_temp = "stale temporary file of an interrupted sparksave write";
 
-std::string stale_temp_line(const std::string& path, bool json) {
-    if (!json)
-        return fmt::format("{}: {} (not a save; it can be removed)\n", show_path(path),
-                           k_stale_temp);
-    std::string line = "{\"path\": ";
-    append_json_bytes(line, path);
-    line += ", \"format\": null, \"staleTemporary\": true, \"note\": ";
-    append_json_string(line, k_stale_temp);
-    return line + "}\n";
+void print_stale_temp(Printer& p, const std::string& path) {
+    auto record = p.record();
+    p.bytes("path", path);
+    p.null("format");
+    p.boolean("staleTemporary", true);
+    p.string("note", k_stale_temp);
+    p.line([&](std::string& line) {
+        line +=
+            fmt::format("{}: {} (not a save; it can be removed)", show_path(path), k_stale_temp);
+    });
 }
 
 const InfoField* field(const std::vector<InfoField>& fields, std::string_view key) {
@@ -185,114 +185,85 @@ std::string status_text(const FileInfo& fi) {
     return s.engine_loads ? "ok" : "ok, " + std::string(engine_verdict(s));
 }
 
-void append_fields_json(std::string& line, std::string_view key,
-                        const std::vector<InfoField>& fields) {
-    line += fmt::format(", \"{}\": {{", key);
-    bool first = true;
+void print_fields(Printer& p, std::string_view key, const std::vector<InfoField>& fields) {
+    auto object = p.object(key);
     for (const auto& f : fields) {
-        if (!first) line += ", ";
-        first = false;
-        append_json_string(line, f.key);
-        line += ": ";
         if (f.numeric)
-            line += f.text;
+            p.raw(f.key, f.text);
         else
-            append_json_bytes(line, f.text);
+            p.bytes(f.key, f.text);
     }
-    line += '}';
 }
 
-std::string json_line(const FileInfo& fi) {
-    std::string line = "{\"path\": ";
-    append_json_bytes(line, fi.path);
+// A file's record: JSON, every fact of the summary; text, the one-screen summary of a file given
+// on the command line (a file found in a directory is a row of its table: directory_table).
+void print_file(Printer& p, const FileInfo& fi) {
+    auto record = p.record();
+    p.bytes("path", fi.path);
     if (fi.role) {
-        line += ", \"role\": ";
-        append_json_string(line, role_name(fi.role->kind));
-        line += ", \"slot\": ";
-        append_json_bytes(line, fi.role->slot);
-        if (fi.role->kind == SlotRole::Kind::autosave)
-            line += fmt::format(", \"autosaveIndex\": {}", fi.role->autosave);
+        p.string("role", role_name(fi.role->kind));
+        p.bytes("slot", fi.role->slot);
+        if (fi.role->kind == SlotRole::Kind::autosave) p.number("autosaveIndex", fi.role->autosave);
     }
     if (!fi.format) {
-        line += ", \"format\": null";
+        p.null("format");
         if (fi.role && named_as_save(*fi.role)) {
             // Named as a save of the directory (FORMATS.md 1.7): the engine would try it.
-            line += ", \"valid\": false, \"engineLoads\": false, \"engine\": ";
-            append_json_string(line, "cannot read it: " + unreadable_text(fi));
+            p.boolean("valid", false);
+            p.boolean("engineLoads", false);
+            p.string("engine", "cannot read it: " + unreadable_text(fi));
         }
-        line += ", \"error\": ";
-        append_json_string(line, fi.load_error.message);
-        line += "}\n";
-        return line;
+        p.string("error", fi.load_error.message);
+        return;
     }
     const Summary& s = fi.summary;
-    line += ", \"format\": ";
-    append_json_string(line, fi.format->name);
-    line += ", \"version\": ";
-    line += s.version_known ? std::to_string(s.version) : "null";
-    line += fmt::format(", \"size\": {}, \"integrity\": \"{}\"", s.size, s.integrity);
-    if (s.checksum) line += fmt::format(", \"checksum\": \"{:#010x}\"", *s.checksum);
-    line +=
-        fmt::format(", \"valid\": {}, \"engineLoads\": {}, \"engine\": ",
-                    s.findings.has_errors() ? "false" : "true", s.engine_loads ? "true" : "false");
-    append_json_string(line, s.engine_note);
-    append_fields_json(line, "metadata", s.metadata);
-    append_fields_json(line, "counts", s.counts);
-    line += ", \"commonTypes\": [";
-    for (std::size_t i = 0; i < s.common_types.size(); ++i) {
-        if (i) line += ", ";
-        line += "{\"type\": ";
-        append_json_bytes(line, s.common_types[i].first);
-        line += fmt::format(", \"count\": {}}}", s.common_types[i].second);
-    }
-    line += "], \"findings\": [";
-    bool first = true;
-    for (const auto& f : s.findings.items()) {
-        if (!first) line += ", ";
-        first = false;
-        line += "{\"severity\": ";
-        append_json_string(line, severity_name(f.severity));
-        line += ", \"code\": ";
-        append_json_string(line, code_name(f.code));
-        line += ", \"message\": ";
-        append_json_string(line, f.message);
-        line += fmt::format(", \"offset\": {}", f.has_offset() ? std::to_string(f.offset) : "null");
-        if (f.line != 0)
-            line += fmt::format(", \"line\": {}, \"column\": {}", f.line, f.column); // text formats
-        line += ", \"path\": ";
-        append_json_string(line, f.path);
-        line += '}';
-    }
-    line += "]}\n";
-    return line;
-}
-
-std::string file_text(const FileInfo& fi, bool color) {
-    std::string t = show_path(fi.path) + "\n";
-    auto row = [&](std::string_view label, std::string_view value) {
-        t += fmt::format("  {:<14}{}\n", std::string(label) + ":", value);
-    };
-    const Summary& s = fi.summary;
-    row("format", s.version_known ? fmt::format("{} v{}", fi.format->name, s.version)
-                                  : std::string(fi.format->name));
-    row("size", fmt::format("{} bytes", s.size));
-    row("integrity", integrity_text(fi));
-    row("engine", s.engine_note);
-    for (const auto& f : s.metadata)
-        if (!f.label.empty()) row(f.label, display(f.text));
-    for (const auto& f : s.counts) row(f.label, f.text);
-    if (!s.common_types.empty()) {
-        std::string types;
+    p.string("format", fi.format->name);
+    p.number("version", s.version_known ? std::optional<std::uint64_t>(s.version) : std::nullopt);
+    p.number("size", s.size);
+    p.string("integrity", s.integrity);
+    if (s.checksum) p.string("checksum", fmt::format("{:#010x}", *s.checksum));
+    p.boolean("valid", !s.findings.has_errors());
+    p.boolean("engineLoads", s.engine_loads);
+    p.string("engine", s.engine_note);
+    print_fields(p, "metadata", s.metadata);
+    print_fields(p, "counts", s.counts);
+    {
+        auto types = p.array("commonTypes");
         for (const auto& [type, n] : s.common_types) {
-            if (!types.empty()) types += ", ";
-            types += fmt::format("{} ({})", display(type), n);
+            auto item = p.object();
+            p.bytes("type", type);
+            p.number("count", n);
         }
-        row("common types", types);
     }
-    for (const auto& f : s.findings.items()) t += "  " + describe_finding(f, color) + "\n";
-    if (s.findings.dropped())
-        t += fmt::format("  ... and {} more findings\n", s.findings.dropped());
-    return t;
+    const bool text = !fi.role;
+    if (text) {
+        p.line(show_path(fi.path));
+        auto indent = p.indent(2);
+        auto row = [&](std::string_view label, std::string_view value) {
+            p.line(fmt::format("{:<14}{}", std::string(label) + ":", value));
+        };
+        row("format", s.version_known ? fmt::format("{} v{}", fi.format->name, s.version)
+                                      : std::string(fi.format->name));
+        row("size", fmt::format("{} bytes", s.size));
+        row("integrity", integrity_text(fi));
+        row("engine", s.engine_note);
+        for (const auto& f : s.metadata)
+            if (!f.label.empty()) row(f.label, display(f.text));
+        for (const auto& f : s.counts) row(f.label, f.text);
+        if (!s.common_types.empty()) {
+            std::string types;
+            for (const auto& [type, n] : s.common_types) {
+                if (!types.empty()) types += ", ";
+                types += fmt::format("{} ({})", display(type), n);
+            }
+            row("common types", types);
+        }
+    }
+    auto findings = p.array("findings");
+    auto indent = p.indent(2);
+    for (const auto& f : s.findings.items()) print_finding(p, f, text);
+    if (text && s.findings.dropped())
+        p.line(fmt::format("... and {} more findings", s.findings.dropped()));
 }
 
 // Slot order: user slots, __quicksave, autosaves in rotation order, then other files; each
@@ -416,7 +387,8 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
 }
 
 int run_info(const InfoOptions& o) {
-    const bool color = color_stdout() && !o.json;
+    const auto printer = stdout_printer(o.json);
+    Printer& p = *printer;
     int exit_code = k_exit_ok;
     auto note = [&](int code) { exit_code = std::max(exit_code, code); };
     for (const auto& path : o.paths) {
@@ -452,35 +424,33 @@ int run_info(const InfoOptions& o) {
                 by_dir[fs::path(file).parent_path().string()].push_back(std::move(fi));
             }
             for (auto& [dir, files] : by_dir) order_slots(files);
-            if (o.json) {
-                for (auto& [dir, files] : by_dir)
-                    for (const auto& fi : files) out(json_line(fi));
-                for (const auto& temp : list.stale_temps) out(stale_temp_line(temp, true));
-            } else {
-                for (auto& [dir, files] : by_dir) out(directory_table(dir, files, color));
-                if (by_dir.empty() && list.stale_temps.empty())
-                    out(fmt::format("{}: no saves\n", show_path(path)));
-                for (const auto& temp : list.stale_temps) out(stale_temp_line(temp, false));
-                if (skipped)
-                    out(fmt::format("({} other {} skipped: no known format)\n", skipped,
-                                    skipped == 1 ? "file" : "files"));
+            for (auto& [dir, files] : by_dir) {
+                for (const auto& fi : files) print_file(p, fi); // JSON: a record each
+                p.text([&](std::string& text) { text += directory_table(dir, files, p.color()); });
             }
+            if (by_dir.empty() && list.stale_temps.empty())
+                p.line(fmt::format("{}: no saves", show_path(path)));
+            for (const auto& temp : list.stale_temps) print_stale_temp(p, temp);
+            if (skipped)
+                p.line(fmt::format("({} other {} skipped: no known format)", skipped,
+                                   skipped == 1 ? "file" : "files"));
             continue;
         }
         if (path != "-" && is_temporary_name(fs::path(path).filename().string())) {
-            out(stale_temp_line(path, o.json));
+            print_stale_temp(p, path);
             continue;
         }
         FileInfo fi = inspect(path);
         if (!fi.format) {
             message(show_path(path), fi.load_error.message);
             note(fi.load_exit);
-            if (o.json) out(json_line(fi));
+            print_file(p, fi); // JSON only: text has the message
             continue;
         }
         if (fi.summary.findings.has_errors()) note(k_exit_finding);
-        out(o.json ? json_line(fi) : file_text(fi, color));
+        print_file(p, fi);
     }
+    p.finish();
     out_flush();
     return exit_code;
 }

@@ -31,56 +31,63 @@ using Kind = FileOutcome::Kind;
 using Outcome = FileOutcome;
 
 int list_steps() {
-    std::string text;
+    const auto p = stdout_printer(false);
     std::string_view current;
     for (const auto& step : migration_steps()) {
         if (format_name(step.format) != current) {
             current = format_name(step.format);
-            text += fmt::format("{} (current version {}):\n", current,
-                                format_info(step.format).current_version);
+            p->line(fmt::format("{} (current version {}):", current,
+                                format_info(step.format).current_version));
         }
-        text += fmt::format("  v{} -> v{}  {:<22} {}\n", step.from, step.to, step.id, step.summary);
+        p->line(fmt::format("  v{} -> v{}  {:<22} {}", step.from, step.to, step.id, step.summary));
     }
-    out(text);
+    p->finish();
     out_flush();
     return k_exit_ok;
 }
 
-// One line per file: a label padded to one width, the path, what happened.
-std::string report(const std::string& path, const Outcome& o, const MigrateOptions& opt,
-                   bool color) {
+// A file's record: a label padded to one width, the path, what happened; the plan's steps
+// (--dry-run) and the notes under it.
+void print_outcome(Printer& p, const std::string& path, const Outcome& o,
+                   const MigrateOptions& opt) {
+    auto record = p.record();
     auto label = [&](Style style, std::string_view text) {
-        return paint(style, fmt::format("{:<13}", text), color) + " " + show_path(path) + ": ";
+        return paint(style, fmt::format("{:<13}", text), p.color()) + " " + show_path(path) + ": ";
     };
     const std::string dest = o.destination.empty() || o.destination == path
                                  ? std::string()
                                  : " -> " + show_path(o.destination);
     switch (o.kind) {
     case Kind::failed:
-        return label(Style::fail, "FAIL") + o.reason + "\n";
+        p.line(label(Style::fail, "FAIL") + o.reason);
+        return;
     case Kind::up_to_date:
-        return label(Style::dim, "up to date") + fmt::format("{} v{}\n", o.format, o.from);
+        p.line(label(Style::dim, "up to date") + fmt::format("{} v{}", o.format, o.from));
+        return;
     case Kind::copied:
-        return label(Style::dim, "up to date") +
-               fmt::format("{} v{}, copied{}\n", o.format, o.from, dest);
+        p.line(label(Style::dim, "up to date") +
+               fmt::format("{} v{}, copied{}", o.format, o.from, dest));
+        return;
     case Kind::already_migrated:
-        return label(Style::dim, "up to date") +
-               fmt::format("{} v{}{} already holds the v{} result\n", o.format, o.from, dest, o.to);
+        p.line(label(Style::dim, "up to date") +
+               fmt::format("{} v{}{} already holds the v{} result", o.format, o.from, dest, o.to));
+        return;
     case Kind::needs_migration:
-        return label(Style::warning, "outdated") +
-               fmt::format("{} v{}, needs migration to v{}\n", o.format, o.from, o.to);
+        p.line(label(Style::warning, "outdated") +
+               fmt::format("{} v{}, needs migration to v{}", o.format, o.from, o.to));
+        return;
     case Kind::migrated:
         break;
     }
-    std::string line = label(Style::ok, opt.batch.dry_run ? "would migrate" : "migrated") +
-                       fmt::format("{} v{} -> v{}{}\n", o.format, o.from, o.to, dest);
+    p.line(label(Style::ok, opt.batch.dry_run ? "would migrate" : "migrated") +
+           fmt::format("{} v{} -> v{}{}", o.format, o.from, o.to, dest));
+    auto indent = p.indent(6);
     if (opt.batch.dry_run) {
         std::string steps;
         for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
-        line += "      steps: " + steps + "\n";
+        p.line("steps: " + steps);
     }
-    for (const auto& n : o.notes) line += "      note: " + n + "\n";
-    return line;
+    for (const auto& n : o.notes) p.line("note: " + n);
 }
 
 int run_migrate(const MigrateOptions& o) {
@@ -106,7 +113,6 @@ int run_migrate(const MigrateOptions& o) {
     if (!o.batch.output.empty() && (list.files.size() != 1 || list.files[0].from_directory))
         return usage("migrate: -o FILE takes exactly one input file; use --output-dir for several");
     const bool to_stdout = o.batch.output == "-";
-    const bool color = to_stdout ? color_stderr() : color_stdout();
     BatchOptions batch = o.batch;
     batch.forced = forced_format();
     BatchMigrator migrator(std::move(batch));
@@ -115,17 +121,21 @@ int run_migrate(const MigrateOptions& o) {
     std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0;
     const std::size_t unreadable = list.problems.size();
     int exit_code = list.problems.size() ? k_exit_trouble : k_exit_ok;
-    auto emit = [&](const std::string& text) {
-        if (!to_stdout) {
-            // Each file's line goes out at once: a closed pipe (`migrate ... | head -1`) is
-            // noticed at the next file, so no new work starts after it (CLI.md "Everywhere").
-            out(text);
+    // The report goes to standard error when the migrated file goes to standard output.
+    const auto printer = text_printer(
+        [to_stdout](std::string_view text) {
+            if (!to_stdout) {
+                // Each file's record goes out at once: a closed pipe (`migrate ... | head -1`) is
+                // noticed at the next file, so no new work starts after it (CLI.md
+                // "Everywhere").
+                out(text);
+                out_flush();
+                return;
+            }
             out_flush();
-            return;
-        }
-        out_flush();
-        std::fwrite(text.data(), 1, text.size(), stderr);
-    };
+            std::fwrite(text.data(), 1, text.size(), stderr);
+        },
+        to_stdout ? color_stderr() : color_stdout());
     Progress progress(o.batch.check ? "checking" : "migrating", list.files.size());
     parallel_for_ordered(
         list.files.size(), o.jobs,
@@ -165,7 +175,7 @@ int run_migrate(const MigrateOptions& o) {
             if (r.kind == Kind::failed && r.unreadable)
                 message(show_path(list.files[i].path), r.reason); // like every command: stderr
             else
-                emit(report(list.files[i].path, r, o, color));
+                print_outcome(*printer, list.files[i].path, r, o);
             r = Outcome{};
         });
     progress.clear();
@@ -192,7 +202,8 @@ int run_migrate(const MigrateOptions& o) {
             fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave write)",
                         list.stale_temps.size(), list.stale_temps.size() == 1 ? "file" : "files");
     if (unreadable) summary += fmt::format(", {} unreadable", unreadable);
-    emit(summary + "\n");
+    printer->line(summary);
+    printer->finish();
     out_flush();
     if (o.batch.check && outdated) exit_code = std::max(exit_code, k_exit_finding);
     return exit_code;

@@ -3,9 +3,6 @@
 #include "commands.hpp"
 #include "common.hpp"
 
-#include "sparksave/escape.hpp"
-#include "sparksave/json_out.hpp"
-
 #include <fmt/format.h>
 
 namespace sparksave::app {
@@ -45,91 +42,60 @@ std::string_view companion_label(FileList::Role role) {
     return {};
 }
 
-void append_json_finding(std::string& line, const Error& f) {
-    line += "{\"severity\": ";
-    append_json_string(line, severity_name(f.severity));
-    line += ", \"code\": ";
-    append_json_string(line, code_name(f.code));
-    line += ", \"message\": ";
-    append_json_string(line, f.message);
-    line += ", \"offset\": ";
-    line += f.has_offset() ? std::to_string(f.offset) : "null";
-    if (f.line != 0) line += fmt::format(", \"line\": {}, \"column\": {}", f.line, f.column);
-    line += ", \"path\": ";
-    append_json_string(line, f.path);
-    line += '}';
-}
-
-std::string json_line(const FileResult& r) {
-    std::string line = "{\"path\": ";
-    append_json_bytes(line, r.path);
-    line += ", \"format\": ";
+// A file's record (CLI.md verify): with --quiet, text shows a failing file only, and of its
+// findings the ones that fail it; JSON shows everything.
+void print_result(Printer& p, const FileResult& r, const VerifyOptions& o) {
+    auto record = p.record();
+    const bool loaded = r.format && !r.unreadable;
+    const bool shown = !(o.quiet && r.ok);
+    p.bytes("path", r.path);
     if (r.format)
-        append_json_string(line, r.format->name);
+        p.string("format", r.format->name);
     else
-        line += "null";
-    line += ", \"version\": ";
-    line += r.format && r.summary.version_known ? std::to_string(r.summary.version) : "null";
-    line += ", \"ok\": ";
-    line += r.ok ? "true" : "false";
-    line += ", \"engineLoads\": ";
-    line += r.format && !r.unreadable && r.summary.engine_loads ? "true" : "false";
-    if (r.summary.checksum)
-        line += fmt::format(", \"checksum\": \"{:#010x}\"", *r.summary.checksum);
-    if (r.role != FileList::Role::save) {
-        line += ", \"companion\": ";
-        append_json_string(line, r.role == FileList::Role::engine_backup ? "backup" : "tmp");
+        p.null("format");
+    p.number("version", r.format && r.summary.version_known
+                            ? std::optional<std::uint64_t>(r.summary.version)
+                            : std::nullopt);
+    p.boolean("ok", r.ok);
+    p.boolean("engineLoads", loaded && r.summary.engine_loads);
+    if (r.summary.checksum) p.string("checksum", fmt::format("{:#010x}", *r.summary.checksum));
+    if (r.role != FileList::Role::save)
+        p.string("companion", r.role == FileList::Role::engine_backup ? "backup" : "tmp");
+    if (shown && !r.unreadable) {
+        p.line([&](std::string& line) {
+            line +=
+                r.ok ? paint(Style::ok, "OK  ", p.color()) : paint(Style::fail, "FAIL", p.color());
+            line += "  " + show_path(r.path) + ": ";
+            if (!r.format) {
+                line += r.load_error.message;
+                return;
+            }
+            line += r.format->name;
+            if (r.summary.version_known) line += fmt::format(" v{}", r.summary.version);
+            if (r.summary.checksum) line += fmt::format(", crc32 {:#010x}", *r.summary.checksum);
+            if (r.role != FileList::Role::save)
+                line += fmt::format(" ({})", companion_label(r.role));
+        });
     }
-    line += ", \"findings\": [";
-    bool first = true;
-    auto add = [&](const Error& f) {
-        if (!first) line += ", ";
-        first = false;
-        append_json_finding(line, f);
-    };
-    if (!r.format || r.unreadable) add(r.load_error);
-    for (const auto& f : r.summary.findings.items()) add(f);
-    line += "]";
-    if (r.summary.findings.dropped())
-        line += fmt::format(", \"findingsNotShown\": {}", r.summary.findings.dropped());
-    line += "}\n";
-    return line;
-}
-
-std::string text_lines(const FileResult& r, const VerifyOptions& o, bool color) {
-    std::string text;
-    const bool has_findings = !r.summary.findings.items().empty();
-    if (o.quiet && r.ok) return text;
-    text += r.ok ? paint(Style::ok, "OK  ", color) : paint(Style::fail, "FAIL", color);
-    text += "  ";
-    text += show_path(r.path);
-    if (!r.format || r.unreadable) {
-        text += ": " + r.load_error.message + "\n";
-        return text;
+    {
+        auto findings = p.array("findings");
+        auto indent = p.indent(6);
+        if (!loaded) print_finding(p, r.load_error, false);
+        for (const auto& f : r.summary.findings.items())
+            print_finding(p, f,
+                          shown && loaded &&
+                              !(o.quiet && f.severity != Severity::error &&
+                                !(o.strict && f.severity == Severity::warning)));
+        if (const std::size_t dropped = r.summary.findings.dropped(); dropped && shown && loaded)
+            p.line(fmt::format("... and {} more findings not shown", dropped));
     }
-    text += fmt::format(": {}", r.format->name);
-    if (r.summary.version_known) text += fmt::format(" v{}", r.summary.version);
-    if (r.summary.checksum) text += fmt::format(", crc32 {:#010x}", *r.summary.checksum);
-    if (r.role != FileList::Role::save) text += fmt::format(" ({})", companion_label(r.role));
-    text += '\n';
-    if (has_findings) {
-        for (const auto& f : r.summary.findings.items()) {
-            if (o.quiet && f.severity != Severity::error &&
-                !(o.strict && f.severity == Severity::warning))
-                continue;
-            text += "      " + describe_finding(f, color) + "\n";
-        }
-        if (r.summary.findings.dropped())
-            text += fmt::format("      ... and {} more findings not shown\n",
-                                r.summary.findings.dropped());
-    }
-    return text;
+    if (r.summary.findings.dropped()) p.number("findingsNotShown", r.summary.findings.dropped());
 }
 
 int run_verify(const VerifyOptions& o) {
     FileList list = collect_files(o.paths);
     std::vector<FileResult> results(list.files.size());
-    const bool color = color_stdout() && !o.json;
+    const auto printer = stdout_printer(o.json);
     std::size_t ok = 0, failed = 0, skipped = 0, unreadable = list.problems.size();
     Progress progress("verifying", list.files.size());
     parallel_for_ordered(
@@ -174,12 +140,12 @@ int run_verify(const VerifyOptions& o) {
                 record_status(k_exit_trouble);
                 progress.clear();
                 message(show_path(r.path), r.load_error.message);
-                if (o.json) out(json_line(r));
+                print_result(*printer, r, o); // JSON only: text has the message
             } else {
                 (r.ok ? ok : failed)++;
                 if (!r.ok) record_status(k_exit_finding);
                 progress.clear();
-                out(o.json ? json_line(r) : text_lines(r, o, color));
+                print_result(*printer, r, o);
             }
             r = FileResult{}; // release the summary once printed
         });
@@ -187,7 +153,7 @@ int run_verify(const VerifyOptions& o) {
     const std::size_t shown = list.files.size() - skipped;
     const std::size_t total = shown + list.problems.size();
     const std::size_t stale = list.stale_temps.size();
-    if (!o.json && (total > 1 || skipped > 0 || stale > 0 || o.paths.size() > 1)) {
+    if (total > 1 || skipped > 0 || stale > 0 || o.paths.size() > 1) {
         std::string line =
             fmt::format("{} {}: {} OK, {} FAIL", shown, shown == 1 ? "file" : "files", ok, failed);
         if (unreadable) line += fmt::format(", {} unreadable", unreadable);
@@ -196,8 +162,9 @@ int run_verify(const VerifyOptions& o) {
             line += fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave "
                                 "write)",
                                 stale, stale == 1 ? "file" : "files");
-        out(line + "\n");
+        printer->line(line); // text only: JSON Lines has no summary
     }
+    printer->finish();
     out_flush();
     if (unreadable) return k_exit_trouble;
     return failed ? k_exit_finding : k_exit_ok;

@@ -114,36 +114,9 @@ bool color_stderr() {
     return want_color(STDERR_FILENO);
 }
 
-std::string paint(Style style, std::string_view text, bool enabled) {
-    if (!enabled) return std::string(text);
-    std::string_view code;
-    switch (style) {
-    case Style::ok:
-        code = "32";
-        break;
-    case Style::fail:
-        code = "1;31";
-        break;
-    case Style::error:
-        code = "31";
-        break;
-    case Style::warning:
-        code = "33";
-        break;
-    case Style::added:
-        code = "32";
-        break;
-    case Style::removed:
-        code = "31";
-        break;
-    case Style::changed:
-        code = "33";
-        break;
-    case Style::dim:
-        code = "2";
-        break;
-    }
-    return fmt::format("\x1b[{}m{}\x1b[0m", code, text);
+std::unique_ptr<Printer> stdout_printer(bool json, Printer::JsonLayout layout) {
+    if (json) return json_printer(out, layout);
+    return text_printer(out, color_stdout());
 }
 
 void message(std::string_view path, std::string_view text) {
@@ -162,13 +135,6 @@ void message(std::string_view text) {
 
 std::string show_path(std::string_view path) {
     return display(path);
-}
-
-std::string describe_finding(const Error& f, bool color) {
-    Style style = f.severity == Severity::error     ? Style::error
-                  : f.severity == Severity::warning ? Style::warning
-                                                    : Style::dim;
-    return paint(style, severity_name(f.severity), color) + ": " + f.describe();
 }
 
 Loaded load_input(const std::string& path, bool walked) {

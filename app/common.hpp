@@ -2,6 +2,8 @@
 // loading an input with format detection, walking directories, the progress line.
 #pragma once
 
+#include "printer.hpp"
+
 #include "sparksave/error.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/format.hpp"
@@ -40,19 +42,20 @@ const FormatInfo* forced_format();
 void out(std::string_view text);
 void out_flush();
 
-// Colour (--color, NO_COLOR, only on a terminal by default).
+// Colour (--color, NO_COLOR, only on a terminal by default); paint() is in printer.hpp.
 bool color_stdout();
 bool color_stderr();
-enum class Style { ok, fail, error, warning, added, removed, changed, dim };
-std::string paint(Style style, std::string_view text, bool enabled);
+
+// The printer of a run's records on standard output (out()), chosen once: JSON with --json,
+// else text, coloured when color_stdout().
+std::unique_ptr<Printer> stdout_printer(bool json,
+                                        Printer::JsonLayout layout = Printer::JsonLayout::lines);
 
 // "sparksave: PATH: MESSAGE" on stderr (PATH already escaped by the caller via show_path).
 void message(std::string_view path, std::string_view text);
 void message(std::string_view text);
 // A path made safe to print.
 std::string show_path(std::string_view path);
-// "error: at offset ...: ..." / "warning: ..." (coloured when `color`).
-std::string describe_finding(const Error& finding, bool color);
 
 // Reading a named file (sparksave/input.hpp open_input, with --input-format): the Input, or
 // why not. `exit_code` is k_exit_trouble when the path cannot be read, k_exit_finding when it is

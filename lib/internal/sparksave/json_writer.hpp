@@ -1,0 +1,128 @@
+// The one small JSON writer of the project: it writes the structure (the commas, `": "`, the
+// nesting, the indentation of containers laid out one member a line) and leaves every string to
+// the one escaper (escape.hpp append_json_string for text, json_out.hpp append_json_bytes for
+// file bytes that stay lossless). For the lossless dumps of formats/*/json.cpp and the records
+// the command-line tool prints (app/printer.hpp).
+#pragma once
+
+#include <charconv>
+#include <concepts>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sparksave {
+
+class JsonWriter {
+  public:
+    // How a container lays out its members. inline_: `{"a": 1, "b": [2, 3]}` on one line.
+    // block: one member a line, indented two spaces a level below the container's own line,
+    // the closing bracket on a line of its own; an empty block container is `{}` / `[]`:
+    //   [
+    //     {"op": "add", "path": "a"},
+    //     {"op": "remove", "path": "b"}
+    //   ]
+    enum class Layout { inline_, block };
+
+    // Appends to `out`. `depth`: the indentation level of the line the first container starts
+    // on (a block container inside a document already indented by `depth` levels).
+    explicit JsonWriter(std::string& out, int depth = 0) : out_(out), base_depth_(depth) {}
+
+    void begin_object(Layout layout = Layout::inline_) { open('{', layout); }
+    void end_object() { close('}'); }
+    void begin_array(Layout layout = Layout::inline_) { open('[', layout); }
+    void end_array() { close(']'); }
+
+    // An object member's name (UTF-8 text: escaped, never base64); its value follows.
+    JsonWriter& key(std::string_view utf8) {
+        // The common case in one append: a short ASCII name with nothing to escape, in an
+        // inline object (the separator, the quoted name and ": ").
+        if (!after_key_ && !levels_.empty() && !levels_.back().block && utf8.size() <= 48) {
+            bool plain = true;
+            for (const char c : utf8) {
+                const auto u = static_cast<unsigned char>(c);
+                plain &= u >= 0x20 && u < 0x7F && c != '"' && c != '\\';
+            }
+            if (plain) {
+                char piece[56];
+                std::size_t n = 0;
+                if (!levels_.back().empty) {
+                    piece[n++] = ',';
+                    piece[n++] = ' ';
+                }
+                piece[n++] = '"';
+                utf8.copy(piece + n, utf8.size());
+                n += utf8.size();
+                piece[n++] = '"';
+                piece[n++] = ':';
+                piece[n++] = ' ';
+                out_.append(piece, n);
+                levels_.back().empty = false;
+                after_key_ = true;
+                return *this;
+            }
+        }
+        before_value();
+        escaped_key(utf8);
+        after_key_ = true;
+        return *this;
+    }
+
+    void string(std::string_view utf8); // UTF-8 text (escape.hpp append_json_string)
+    void bytes(std::string_view bytes); // bytes: a string when UTF-8, else {"base64": ...}
+    void boolean(bool value);
+    void null();
+    template <std::integral T>
+    requires(!std::same_as<T, bool>) void number(T value) {
+        before_value();
+        char digits[24];
+        auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+        out_.append(digits, static_cast<std::size_t>(end - digits));
+    }
+    // A value already written as JSON (a number's exact text, a subtree printed elsewhere).
+    void raw(std::string_view json);
+    // The output, for a value another function appends (print.hpp print_json_compact): call it
+    // where a value goes, then append exactly one JSON value.
+    std::string& raw_value() {
+        before_value();
+        return out_;
+    }
+
+    // The number of containers open.
+    std::size_t depth() const noexcept { return levels_.size(); }
+
+  private:
+    struct Level {
+        bool block;
+        bool empty;
+    };
+    void open(char bracket, Layout layout);
+    void close(char bracket);
+    // Before each value: the separator from the previous member (", " inline, ",\n" and the
+    // indentation in a block), nothing after a key or for the first value of the document.
+    void before_value() {
+        if (after_key_) {
+            after_key_ = false;
+            return;
+        }
+        if (levels_.empty()) return;
+        Level& level = levels_.back();
+        if (level.block) {
+            block_separator(level);
+        } else if (!level.empty) {
+            out_.append(", ", 2);
+        }
+        level.empty = false;
+    }
+    void block_separator(const Level& level);
+    void escaped_key(std::string_view utf8);
+    void indent(std::size_t level);
+
+    std::string& out_;
+    int base_depth_;
+    std::vector<Level> levels_;
+    bool after_key_ = false;
+};
+
+} // namespace sparksave
