@@ -4,7 +4,7 @@
 //
 // A Sink has these members, called in file order (offsets are file offsets):
 //   on_header(version)                       the version the payload is read as
-//   on_metadata(block, offset, const Metadata&)
+//   on_metadata(block, offset, const MetadataBlock&)
 //   on_entities_begin(count, offset)
 //   on_entity(name, offset, index)           ... on_entity_end(end)
 //   on_component(type, offset)               ... on_component_end(end)
@@ -343,7 +343,7 @@ template <class Sink> class Reader {
         }
         const std::size_t meta_off = r.pos();
         const std::string_view block = r.bytes(meta_size);
-        Metadata meta;
+        MetadataBlock meta;
         parse_metadata(block, meta_off, meta);
         sink_.on_metadata(block, meta_off, meta);
 
@@ -540,7 +540,7 @@ template <class Sink> class Reader {
         return true;
     }
 
-    void parse_metadata(std::string_view block, std::size_t base, Metadata& meta) {
+    void parse_metadata(std::string_view block, std::size_t base, MetadataBlock& meta) {
         parse_metadata_block(
             block, base, version_, meta,
             [this](std::size_t offset, std::string path, std::string message) {
@@ -743,7 +743,7 @@ template <class Sink> class Reader {
 // A sink that keeps nothing: used to find where a payload ends.
 struct NullSink {
     void on_header(std::uint32_t) {}
-    void on_metadata(std::string_view, std::size_t, const Metadata&) {}
+    void on_metadata(std::string_view, std::size_t, const MetadataBlock&) {}
     void on_entities_begin(std::uint32_t, std::size_t) {}
     void on_entity(std::string_view, std::size_t, std::uint32_t) {}
     void on_component(std::string_view, std::size_t) {}

@@ -19,7 +19,7 @@ class SummarySink {
         s_.version = version;
         s_.version_known = true;
     }
-    void on_metadata(std::string_view, std::size_t, const Metadata& meta) { meta_ = meta; }
+    void on_metadata(std::string_view, std::size_t, const MetadataBlock& meta) { meta_ = meta; }
     void on_entities_begin(std::uint32_t, std::size_t) {}
     void on_entity(std::string_view, std::size_t, std::uint32_t) { ++entities_; }
     void on_component(std::string_view type, std::size_t) {
@@ -101,7 +101,7 @@ class SummarySink {
     }
 
     Summary& s_;
-    Metadata meta_;
+    MetadataBlock meta_;
     std::uint64_t entities_ = 0, components_ = 0, properties_ = 0, pairs_ = 0, trailing_ = 0;
     struct TypeCount {
         std::uint64_t fingerprint;
