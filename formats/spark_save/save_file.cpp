@@ -183,7 +183,9 @@ Result<Metadata> read_metadata(std::span<const std::byte> bytes) {
     (void)reader.run();
     const Error* block_problem = nullptr;
     for (const Error& f : findings.items()) {
-        if (!f.has_offset() || f.offset >= kept) continue;
+        // A block that ends too soon is reported at its end, where the made-up bytes begin.
+        const bool at_block_end = whole_block && f.offset == kept && f.path.starts_with(k_metadata);
+        if (!f.has_offset() || (f.offset >= kept && !at_block_end)) continue;
         if (f.code == ErrorCode::needs_migration) continue; // Metadata::version says it
         if (f.code == ErrorCode::limit_exceeded && f.path == k_metadata) {
             // 1.4: the engine's metadata-only read caps the block at 64 KiB for every version.
@@ -361,13 +363,19 @@ std::span<const Error> SaveView::warnings() const noexcept {
 Result<std::string> upgrade(std::span<const std::byte> old_bytes, std::vector<std::string>* notes) {
     const std::string_view data = view_of(old_bytes);
     auto source = std::make_shared<const Source>(std::string(data));
-    Parsed parsed = read(source);
-    if (const Error* e = parsed.findings.first_error()) return *e;
-    if (parsed.doc.version() == k_current_version) return std::string(data);
-    auto migrated = migrate(parsed.doc, k_current_version);
-    if (!migrated) return std::move(migrated).error();
-    if (notes) notes->insert(notes->end(), migrated->notes.begin(), migrated->notes.end());
-    return std::move(migrated->bytes);
+    try {
+        Parsed parsed = read(source);
+        if (const Error* e = parsed.findings.first_error()) return *e;
+        if (parsed.doc.version() == k_current_version) return std::string(data);
+        auto migrated = migrate(parsed.doc, k_current_version);
+        if (!migrated) return std::move(migrated).error();
+        if (notes) notes->insert(notes->end(), migrated->notes.begin(), migrated->notes.end());
+        return std::move(migrated->bytes);
+    } catch (const std::length_error& e) {
+        // A Document full (2 GiB of text, 2^32 nodes): unreachable below the 512 MiB file
+        // limit, but nothing but bad_alloc leaves the API.
+        return make_error(ErrorCode::too_large, e.what());
+    }
 }
 
 // --- SaveWriter ---------------------------------------------------------------------------

@@ -302,6 +302,14 @@ TEST_CASE("read_metadata: the reader's refusals of the header and the block") {
           ErrorCode::bad_metadata);
     CHECK(refused(invalid_save("v3-metadata-text-after.spark_save")).code ==
           ErrorCode::bad_metadata);
+    // A block that ends before its fields do: the reader's message about the missing field.
+    std::string short_block = valid_save("v4-hierarchy.spark_save").substr(0, 12);
+    short_block[8] = 6, short_block[9] = 0, short_block[10] = 0, short_block[11] = 0;
+    short_block += "Name\nS";
+    e = refused(short_block);
+    CHECK(e.code == ErrorCode::bad_metadata);
+    CHECK(e.path == "metadata.playerClass");
+    CHECK(e.message.find("end of the metadata block") != std::string::npos);
     // A v1 block whose numbers do not read: its own reader loaded it, but it has no values.
     e = refused(valid_save("v1-loose-metadata.spark_save"));
     CHECK(e.code == ErrorCode::bad_metadata);
