@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/save_file.hpp"
 #include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
@@ -33,14 +34,6 @@ struct SlotRole {
     bool valid_name = false;
 };
 
-bool valid_slot_name(std::string_view s) {
-    if (s.empty() || s.size() > 64) return false;
-    return std::all_of(s.begin(), s.end(), [](char c) {
-        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-               c == '_' || c == '-';
-    });
-}
-
 SlotRole role_of(std::string_view name) {
     constexpr std::string_view ext = ".spark_save";
     SlotRole r;
@@ -63,15 +56,19 @@ SlotRole role_of(std::string_view name) {
     }
     stem.remove_suffix(ext.size());
     r.slot = std::string(stem);
-    r.valid_name = valid_slot_name(stem);
+    r.valid_name = spark_save::is_valid_slot_name(stem); // FORMATS.md 1.7
     if (r.kind == SlotRole::Kind::slot) {
-        if (stem == "__quicksave") {
+        int index = -1;
+        switch (spark_save::slot_role(stem, &index)) { // 1.7: the reserved slots
+        case spark_save::SlotRole::quicksave:
             r.kind = SlotRole::Kind::quicksave;
-        } else if (stem.starts_with("__autosave_")) {
-            std::string_view n = stem.substr(11);
-            auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), r.autosave);
-            if (ec == std::errc() && p == n.data() + n.size() && !n.empty())
-                r.kind = SlotRole::Kind::autosave;
+            break;
+        case spark_save::SlotRole::autosave:
+            r.kind = SlotRole::Kind::autosave;
+            r.autosave = static_cast<unsigned>(index);
+            break;
+        case spark_save::SlotRole::user:
+            break;
         }
     }
     return r;

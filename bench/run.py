@@ -52,8 +52,8 @@ def build(build_dir):
     if build_dir is None:
         build_dir = os.path.join(ROOT, "build", "bench")
         subprocess.run(["cmake", "--preset", "bench"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        subprocess.run(["cmake", "--build", "--preset", "bench", "--target", "sparksave_cli", "gen_saves"],
-                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["cmake", "--build", "--preset", "bench", "--target", "sparksave_cli", "gen_saves",
+                        "api_bench"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return os.path.join(build_dir, "sparksave"), os.path.join(build_dir, "bench", "gen_saves")
 
 
@@ -178,6 +178,38 @@ def main():
     add("sparksave migrate --output-dir, v1 saves", f"{len(v1_files)} files ({mb(v1_bytes) / len(v1_files) * 1000:.0f} KB each)",
         t, max(r[1] for r in results), files=len(v1_files), note=f"{mb(v1_bytes) / t:,.0f} MB/s")
 
+    # The engine-facing API (issue 14), timed inside one process by api_bench: read_metadata over a
+    # load-game menu's saves of ~1.3 MB (target: within 3x of reading each file's first 4 KiB),
+    # SaveView::parse (target: the speed of verify), SaveWriter (target: >= 500 MB/s of output).
+    api = os.path.join(os.path.dirname(gen), "api_bench")
+    if os.path.exists(api):
+        menu = os.path.join(OUT, "menu")
+        menu_count = 20 if args.quick else 1000
+        menu_tag = os.path.join(OUT, f"menu-{menu_count}")
+        if not os.path.exists(menu_tag):
+            shutil.rmtree(menu, ignore_errors=True)
+            subprocess.run([gen, "small", menu, str(menu_count), "5", "4", "2000"], check=True,
+                           stdout=subprocess.DEVNULL)
+            open(menu_tag, "w").close()
+        menu_files = os.listdir(menu)
+        menu_mb = mb(sum(os.path.getsize(os.path.join(menu, f)) for f in menu_files)) / len(menu_files)
+
+        def api_run(*a):
+            out = subprocess.run([api, *a, str(repeat)], check=True, stdout=subprocess.PIPE, text=True).stdout
+            t, n = out.split()
+            return float(t), int(n)
+
+        t_head, _ = api_run("head", menu)
+        t_meta, n = api_run("metadata", menu)
+        what = f"{n} saves ({menu_mb:.1f} MB each)"
+        add("read_metadata (load-game menu)", what, t_meta, 0, files=n,
+            note=f"{t_meta / t_head:.1f}x reading the first 4 KiB of each ({t_head * 1000:.1f} ms)")
+        add("limit: read the first 4 KiB of each file", what, t_head, 0, files=n)
+        t, n = api_run("parse", mid4)
+        add("SaveView::parse", f"mid v4 ({mb(n):.1f} MB)", t, 0, size=n)
+        t, n = api_run("writer", str(max(entities // 20, 100)))
+        add("SaveWriter::finish (build + write + read back)", f"{mb(n):.1f} MB of output", t, 0, size=n)
+
     # Peers that parse: Kaitai Struct (node) and a Python struct reader.
     peer_file, peer_name = (mid4, "mid v4") if not args.quick else (big4, "big v4")
     peer_size = os.path.getsize(peer_file)
@@ -214,7 +246,8 @@ def main():
 
     lines = ["| workload | input | time | throughput | peak RSS | notes |", "|---|---|---:|---:|---:|---|"]
     for name, what, seconds, rate, rss, note in rows:
-        lines.append(f"| {name} | {what} | {seconds:.3f} s | {rate} | {rss / 2**20:,.0f} MiB | {note} |")
+        shown = f"{rss / 2**20:,.0f} MiB" if rss else "(in process)"
+        lines.append(f"| {name} | {what} | {seconds:.3f} s | {rate} | {shown} | {note} |")
     if counts:
         lines += ["", f"Instruction counts (valgrind --tool=callgrind) on mid v4 ({mb(os.path.getsize(mid4)):.1f} MB):", "",
                   "| command | instructions | per input byte |", "|---|---:|---:|"]

@@ -14,7 +14,7 @@ Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& n
         return make_error(ErrorCode::bad_metadata, "expected a metadata block", k_no_offset,
                           "metadata");
     const std::string raw(doc.value(metadata));
-    spark_save::Metadata meta;
+    spark_save::MetadataBlock meta;
     auto ignore = [](std::size_t, std::string, std::string) {};
     spark_save::parse_metadata_block(raw, 0, 1, meta, ignore, ignore);
     std::string block;

@@ -750,7 +750,7 @@ class DumpReader {
     bool fields_differ(std::string_view block, const Value& fields) {
         auto texts = field_texts(fields);
         if (!texts) return true;
-        Metadata meta;
+        MetadataBlock meta;
         auto ignore = [](std::size_t, std::string, std::string) {};
         parse_metadata_block(block, 0, version_, meta, ignore, ignore);
         if (meta.count != texts->size()) return true;

@@ -129,7 +129,9 @@ struct MetaField {
     float f = 0;
 };
 
-struct Metadata {
+// The block as the reader parsed it (views into the block). The typed fields an engine reads are
+// save_file.hpp's Metadata, filled from this.
+struct MetadataBlock {
     std::array<MetaField, k_string_fields + k_number_fields> fields{};
     std::size_t count = 0;
     bool complete = false;    // the engine's ParseMetadataBlock accepts it (all read, finite,
@@ -169,7 +171,7 @@ struct MetadataFlag {
 // still loads).
 template <class Problem, class Note, class Misread>
 void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version,
-                          Metadata& meta, Problem&& metadata_problem, Note&& warning,
+                          MetadataBlock& meta, Problem&& metadata_problem, Note&& warning,
                           Misread&& misread, bool hinted = true) {
     auto field_path = [](std::string_view name, bool in_position, std::uint8_t spec = 0) {
         std::string p(k_metadata);
@@ -386,7 +388,7 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
     if (!block.empty() && block.back() != '\n') ++block_lines;
     std::string hint;
     auto other_layout_fits = [&](std::uint32_t other) {
-        Metadata m;
+        MetadataBlock m;
         MetadataFlag flag;
         parse_metadata_block(block, base, other, m, flag, flag, flag, false);
         return !flag.raised && m.complete;
@@ -408,7 +410,7 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
 // The same, for callers that only want the fields.
 template <class Problem, class Note>
 void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_t version,
-                          Metadata& meta, Problem&& metadata_problem, Note&& warning) {
+                          MetadataBlock& meta, Problem&& metadata_problem, Note&& warning) {
     parse_metadata_block(block, base, version, meta, metadata_problem, warning,
                          [](std::size_t, std::string, std::string) {});
 }
@@ -434,7 +436,7 @@ inline std::string layout_block(std::span<const std::string_view> texts, std::ui
 // that `meta` lacks (a v1 block's screenshotPath). Whatever followed the last field in `block`
 // (other than whitespace) is kept after it, so the v3/v4 rules still see it. Needs
 // meta.all_present.
-inline std::string render_metadata(const Metadata& meta, std::string_view block,
+inline std::string render_metadata(const MetadataBlock& meta, std::string_view block,
                                    std::string_view screenshot) {
     std::array<std::string_view, std::size(k_meta_fields) + k_number_fields> texts{};
     std::size_t n = 0, i = 0;

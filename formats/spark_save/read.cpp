@@ -47,7 +47,7 @@ class TreeSink {
 
     void on_header(std::uint32_t version) { doc_.set_version(version); }
 
-    void on_metadata(std::string_view block, std::size_t offset, const Metadata& meta) {
+    void on_metadata(std::string_view block, std::size_t offset, const MetadataBlock& meta) {
         NodeId id =
             b_.add(NodeKind::object, metadata_, doc_.ref(block), span(offset, block.size()));
         add_metadata_fields(doc_, id, meta, true);

@@ -115,7 +115,7 @@ class RepeatFinder {
 // one costs nothing.
 struct SinkDefaults {
     void on_header(std::uint32_t /*version*/) {} // the version the payload is read as
-    void on_metadata(std::string_view /*block*/, std::size_t /*offset*/, const Metadata&) {}
+    void on_metadata(std::string_view /*block*/, std::size_t /*offset*/, const MetadataBlock&) {}
     void on_entities_begin(std::uint32_t /*count*/, std::size_t /*offset*/) {}
     void on_entity(std::string_view /*name*/, std::size_t /*offset*/, std::uint32_t /*index*/) {}
     void on_component(std::string_view /*type*/, std::size_t /*offset*/) {}
@@ -323,7 +323,7 @@ template <class Sink> class Reader {
         }
         const std::size_t meta_off = r.pos();
         const std::string_view block = r.bytes(meta_size);
-        Metadata meta;
+        MetadataBlock meta;
         parse_metadata(block, meta_off, meta);
         sink_.on_metadata(block, meta_off, meta);
 
@@ -522,7 +522,7 @@ template <class Sink> class Reader {
         return true;
     }
 
-    void parse_metadata(std::string_view block, std::size_t base, Metadata& meta) {
+    void parse_metadata(std::string_view block, std::size_t base, MetadataBlock& meta) {
         parse_metadata_block(
             block, base, version_, meta,
             [this](std::size_t offset, std::string path, std::string message) {

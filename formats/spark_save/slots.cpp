@@ -1,6 +1,9 @@
 // The files of a save directory (FORMATS.md §1.7): which name is a slot's save, the engine's
 // backup of it, or its interrupted write.
+#include "sparksave/save_file.hpp"
 #include "sparksave/spark_save.hpp"
+
+#include <charconv>
 
 namespace sparksave::spark_save {
 
@@ -11,6 +14,35 @@ SlotFile slot_file_kind(std::string_view name) noexcept {
     if (name.ends_with(".spark_save.tmp")) return SlotFile::temp;
     if (name.ends_with(".spark_save")) return SlotFile::primary;
     return SlotFile::other;
+}
+
+} // namespace sparksave::spark_save
+
+namespace sparksave::spark_save {
+
+bool is_valid_slot_name(std::string_view slot) noexcept {
+    // FORMATS.md 1.7: 1-64 characters of [A-Za-z0-9_-].
+    if (slot.empty() || slot.size() > 64) return false;
+    for (const char c : slot)
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-'))
+            return false;
+    return true;
+}
+
+SlotRole slot_role(std::string_view slot, int* autosave_index) noexcept {
+    // 1.7: the reserved slots `__quicksave` and `__autosave_0` .. `__autosave_{N-1}`.
+    if (autosave_index) *autosave_index = -1;
+    constexpr std::string_view k_autosave = "__autosave_";
+    if (slot == "__quicksave") return SlotRole::quicksave;
+    if (!slot.starts_with(k_autosave)) return SlotRole::user;
+    const std::string_view n = slot.substr(k_autosave.size());
+    int index = 0;
+    auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
+    if (n.empty() || ec != std::errc() || p != n.data() + n.size() || index < 0)
+        return SlotRole::user;
+    if (autosave_index) *autosave_index = index;
+    return SlotRole::autosave;
 }
 
 } // namespace sparksave::spark_save

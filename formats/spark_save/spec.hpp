@@ -43,14 +43,15 @@
 // The file's version is Document::version(), not a node.
 #pragma once
 
+#include "sparksave/spark_save_version.hpp"
+
 #include <cstdint>
 #include <string_view>
 
 namespace sparksave::spark_save {
 
 inline constexpr std::string_view k_magic = "SPRK";
-inline constexpr std::uint32_t k_current_version = 4;
-inline constexpr std::uint32_t k_oldest_loadable = 3; // the engine's "N and N-1" window (1.4)
+// k_current_version, k_oldest_loadable (1.4): sparksave/spark_save_version.hpp.
 
 // Limits (FORMATS.md 1.4), each the engine's own.
 inline constexpr std::uint64_t k_min_file_size = 8;

@@ -19,7 +19,7 @@ class SummarySink : public SinkDefaults {
         s_.version = version;
         s_.version_known = true;
     }
-    void on_metadata(std::string_view, std::size_t, const Metadata& meta) { meta_ = meta; }
+    void on_metadata(std::string_view, std::size_t, const MetadataBlock& meta) { meta_ = meta; }
     void on_entity(std::string_view, std::size_t, std::uint32_t) { ++entities_; }
     void on_component(std::string_view type, std::size_t) {
         ++components_;
@@ -95,7 +95,7 @@ class SummarySink : public SinkDefaults {
     }
 
     Summary& s_;
-    Metadata meta_;
+    MetadataBlock meta_;
     std::uint64_t entities_ = 0, components_ = 0, properties_ = 0, pairs_ = 0, trailing_ = 0;
     struct TypeCount {
         std::uint64_t fingerprint;

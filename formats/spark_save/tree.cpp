@@ -3,7 +3,7 @@
 
 namespace sparksave::spark_save {
 
-void add_metadata_fields(Document& doc, NodeId metadata, const Metadata& meta, bool spans) {
+void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& meta, bool spans) {
     // Tokens become Strs by their place in the block, so appending names to the arena (which
     // may move it) cannot invalidate them.
     const Str block = doc.node(metadata).value;
@@ -45,7 +45,7 @@ void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std:
     }
     doc.node(metadata).value = doc.text(raw);
     doc.node(metadata).span = Span{};
-    Metadata meta;
+    MetadataBlock meta;
     auto ignore = [](std::size_t, std::string, std::string) {};
     parse_metadata_block(doc.value(metadata), 0, version, meta, ignore, ignore);
     add_metadata_fields(doc, metadata, meta, false);

@@ -15,7 +15,7 @@ namespace sparksave::spark_save {
 // Adds the fields of `meta`, parsed from the block that is `metadata`'s value, as its children:
 // one scalar a field, position as an object of x, y, z. With `spans`, the tokens' offsets are
 // file offsets and become the nodes' spans.
-void add_metadata_fields(Document& doc, NodeId metadata, const Metadata& meta, bool spans);
+void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& meta, bool spans);
 
 // Replaces the block: the node's value becomes `raw` (copied to the arena) and its children are
 // rebuilt from it as `version` reads it.

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace sparksave {
 
 std::string_view code_name(ErrorCode code) noexcept {
@@ -41,6 +44,21 @@ std::string Error::describe() const {
     if (!out.empty()) out += ": ";
     out += message;
     return out;
+}
+
+void bad_result_access(const Error& error) noexcept {
+    // No allocation if it can be helped: the message is printed in pieces.
+    std::fputs("sparksave: value() of a Result holding an error (check has_value() first): ",
+               stderr);
+    try {
+        const std::string text = error.describe();
+        std::fwrite(text.data(), 1, text.size(), stderr);
+    } catch (...) {
+        std::fwrite(error.message.data(), 1, error.message.size(), stderr);
+    }
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+    std::abort();
 }
 
 Error make_error(ErrorCode code, std::string message, std::uint64_t offset, std::string path) {

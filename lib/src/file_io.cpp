@@ -472,7 +472,11 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const fs::path& target_in
             if (!g_temps[i].tmp.load()) slot = i;
         if (slot < 0)
             return make_error(ErrorCode::io_error, "too many files being written at once");
-        int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
+        if (!options.temporary.empty()) tmpl = options.temporary.string();
+        int fd =
+            options.temporary.empty()
+                ? ::mkostemp(tmpl.data(), O_CLOEXEC)
+                : ::open(tmpl.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
         if (fd < 0)
             return io_error(state->dir, "cannot create a temporary file in " + state->dir.string(),
                             errno);

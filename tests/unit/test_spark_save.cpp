@@ -555,7 +555,7 @@ TEST_CASE("metadata blocks: random separators, signs, zeros and exponents agains
         if (rng() % 30 == 0) block += "tail";
         CAPTURE(block);
         const EngineMetadata want = engine_parse(block, 4);
-        ss::Metadata meta;
+        ss::MetadataBlock meta;
         bool refused_by_reader = false;
         auto refuse = [&](std::size_t, std::string, std::string) { refused_by_reader = true; };
         auto ignore = [](std::size_t, std::string, std::string) {};
@@ -629,7 +629,7 @@ TEST_CASE("the metadata table is FORMATS.md 1.2, and the parser, layout and info
         CHECK(names == (version == 1 ? v1 : v2));
         // The parsed tokens laid out again are the writer's block (the fixture is laid out so).
         const std::string block = meta(version);
-        ss::Metadata m;
+        ss::MetadataBlock m;
         auto refuse = [](std::size_t, std::string, std::string message) { FAIL(message); };
         ss::parse_metadata_block(block, 0, version, m, refuse, refuse, refuse);
         REQUIRE(m.complete);
@@ -654,7 +654,7 @@ TEST_CASE("the metadata table is FORMATS.md 1.2, and the parser, layout and info
         CHECK(labels.back() == "deaths");
     }
     // A v1 block rendered for v2 gets the field it lacks, in its place (1.6).
-    ss::Metadata m;
+    ss::MetadataBlock m;
     auto ignore = [](std::size_t, std::string, std::string) {};
     const std::string v1_block = meta(1); // the parsed fields are views into it
     ss::parse_metadata_block(v1_block, 0, 1, m, ignore, ignore);

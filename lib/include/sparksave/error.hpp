@@ -6,8 +6,10 @@
 #include "sparksave/version.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -123,40 +125,163 @@ class Findings {
 };
 
 // A value or an Error, shaped like std::expected<T, Error>.
+//
+// value() (and *, ->) on a Result that holds an error is a bug of the caller: it does not throw
+// std::bad_variant_access but calls bad_result_access(), which writes the error's describe() to
+// standard error and aborts. Check has_value() first, or use value_or / error_or.
+template <class T> class Result;
+
+// Writes "sparksave: value() of a Result holding an error: <describe()>" to standard error and
+// aborts (std::abort). Never returns.
+[[noreturn]] void bad_result_access(const Error& error) noexcept;
+
+namespace detail {
+template <class R> struct IsResult : std::false_type {};
+template <class U> struct IsResult<Result<U>> : std::true_type {};
+} // namespace detail
+
 template <class T> class [[nodiscard]] Result {
   public:
+    using value_type = T;
+
     Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}
     Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}
 
     bool has_value() const noexcept { return v_.index() == 0; }
     explicit operator bool() const noexcept { return has_value(); }
-    T& value() & { return std::get<0>(v_); }
-    const T& value() const& { return std::get<0>(v_); }
-    T&& value() && { return std::get<0>(std::move(v_)); }
-    const Error& error() const& { return std::get<1>(v_); }
-    Error&& error() && { return std::get<1>(std::move(v_)); }
+    // The value; on an error: bad_result_access (see above).
+    T& value() & {
+        check();
+        return *std::get_if<0>(&v_);
+    }
+    const T& value() const& {
+        check();
+        return *std::get_if<0>(&v_);
+    }
+    T&& value() && {
+        check();
+        return std::move(*std::get_if<0>(&v_));
+    }
+    // The error; on a value: bad_result_access with an internal error.
+    const Error& error() const& {
+        check_error();
+        return *std::get_if<1>(&v_);
+    }
+    Error&& error() && {
+        check_error();
+        return std::move(*std::get_if<1>(&v_));
+    }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }
     const T& operator*() const& { return value(); }
 
+    // The value, or `fallback` when this holds an error.
+    template <class U> T value_or(U&& fallback) const& {
+        return has_value() ? *std::get_if<0>(&v_) : static_cast<T>(std::forward<U>(fallback));
+    }
+    template <class U> T value_or(U&& fallback) && {
+        return has_value() ? std::move(*std::get_if<0>(&v_))
+                           : static_cast<T>(std::forward<U>(fallback));
+    }
+    // The error, or `fallback` when this holds a value.
+    Error error_or(Error fallback) const& {
+        return has_value() ? std::move(fallback) : *std::get_if<1>(&v_);
+    }
+    // f(value) -> Result<U>: its result, or this error unchanged.
+    template <class F> auto and_then(F&& f) const& {
+        using R = std::invoke_result_t<F, const T&>;
+        static_assert(detail::IsResult<R>::value, "and_then: f must return a Result");
+        if (!has_value()) return R(*std::get_if<1>(&v_));
+        return std::invoke(std::forward<F>(f), *std::get_if<0>(&v_));
+    }
+    template <class F> auto and_then(F&& f) && {
+        using R = std::invoke_result_t<F, T&&>;
+        static_assert(detail::IsResult<R>::value, "and_then: f must return a Result");
+        if (!has_value()) return R(std::move(*std::get_if<1>(&v_)));
+        return std::invoke(std::forward<F>(f), std::move(*std::get_if<0>(&v_)));
+    }
+    // f(value) -> U: Result<U> holding it, or this error unchanged.
+    template <class F> auto transform(F&& f) const& {
+        using U = std::remove_cvref_t<std::invoke_result_t<F, const T&>>;
+        if (!has_value()) return Result<U>(*std::get_if<1>(&v_));
+        if constexpr (std::is_void_v<U>) {
+            std::invoke(std::forward<F>(f), *std::get_if<0>(&v_));
+            return Result<U>();
+        } else {
+            return Result<U>(std::invoke(std::forward<F>(f), *std::get_if<0>(&v_)));
+        }
+    }
+    template <class F> auto transform(F&& f) && {
+        using U = std::remove_cvref_t<std::invoke_result_t<F, T&&>>;
+        if (!has_value()) return Result<U>(std::move(*std::get_if<1>(&v_)));
+        if constexpr (std::is_void_v<U>) {
+            std::invoke(std::forward<F>(f), std::move(*std::get_if<0>(&v_)));
+            return Result<U>();
+        } else {
+            return Result<U>(std::invoke(std::forward<F>(f), std::move(*std::get_if<0>(&v_))));
+        }
+    }
+
   private:
+    void check() const noexcept {
+        if (const Error* e = std::get_if<1>(&v_)) bad_result_access(*e);
+    }
+    void check_error() const noexcept;
     std::variant<T, Error> v_;
 };
 
 // Result<void>: success or an Error.
 template <> class [[nodiscard]] Result<void> {
   public:
+    using value_type = void;
+
     Result() = default;
     Result(Error error) : error_(std::move(error)), failed_(true) {}
     bool has_value() const noexcept { return !failed_; }
     explicit operator bool() const noexcept { return !failed_; }
+    // Does nothing on success; on an error: bad_result_access.
+    void value() const noexcept {
+        if (failed_) bad_result_access(error_);
+    }
+    // The error (an internal error "no error" on success).
     const Error& error() const& { return error_; }
     Error&& error() && { return std::move(error_); }
+    // The error, or `fallback` on success.
+    Error error_or(Error fallback) const& { return failed_ ? error_ : std::move(fallback); }
+    // f() -> Result<U>: its result, or this error unchanged.
+    template <class F> auto and_then(F&& f) const {
+        using R = std::invoke_result_t<F>;
+        static_assert(detail::IsResult<R>::value, "and_then: f must return a Result");
+        if (failed_) return R(error_);
+        return std::invoke(std::forward<F>(f));
+    }
+    // f() -> U: Result<U> holding it, or this error unchanged.
+    template <class F> auto transform(F&& f) const {
+        using U = std::remove_cvref_t<std::invoke_result_t<F>>;
+        if (failed_) return Result<U>(error_);
+        if constexpr (std::is_void_v<U>) {
+            std::invoke(std::forward<F>(f));
+            return Result<U>();
+        } else {
+            return Result<U>(std::invoke(std::forward<F>(f)));
+        }
+    }
 
   private:
-    Error error_;
+    Error error_ = Error{ErrorCode::internal, Severity::error, k_no_offset, 0, 0, {}, "no error"};
     bool failed_ = false;
 };
+
+template <class T> void Result<T>::check_error() const noexcept {
+    if (std::get_if<1>(&v_) == nullptr)
+        bad_result_access(Error{ErrorCode::internal,
+                                Severity::error,
+                                k_no_offset,
+                                0,
+                                0,
+                                {},
+                                "error() of a Result holding a value"});
+}
 
 } // namespace sparksave

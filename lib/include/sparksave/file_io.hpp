@@ -112,6 +112,12 @@ struct AtomicWriteOptions {
     // When set, the rename is made durable by directory_syncs->sync() at the end of the batch
     // instead of by an fsync of the directory right after it.
     DirectorySyncs* directory_syncs = nullptr;
+    // When set, the temporary file is this path (in the target's directory) instead of a unique
+    // `.NAME.sparksave-XXXXXX`: a program's own convention, such as a save slot's
+    // `<slot>.spark_save.tmp` (FORMATS.md 1.7). It is created or truncated (a stale one left by
+    // a crash is replaced; a symbolic link there is refused), so two writes with one temporary
+    // name must not run at once.
+    std::filesystem::path temporary;
 };
 
 // A file being written atomically: write() appends (buffered, with a running CRC-32), commit()

@@ -1,0 +1,139 @@
+// Timings of the engine-facing API (sparksave/save_file.hpp, issue 14), for bench/run.py. Each
+// mode prints one line `seconds bytes` (the best of REPEAT runs, hot page cache):
+//
+//   api_bench metadata DIR [REPEAT]   read_metadata(path) of every file in DIR
+//   api_bench head DIR [REPEAT]       the baseline: open each file, read its first 4 KiB, close
+//   api_bench parse FILE [REPEAT]     SaveView::parse of FILE (read into memory first, not timed)
+//   api_bench writer ENTITIES [REPEAT] SaveWriter: ENTITIES entities of 4 components, finish()
+//
+// Uses only the installed header sparksave/save_file.hpp.
+#include "sparksave/save_file.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace ss = sparksave::spark_save;
+namespace fs = std::filesystem;
+
+namespace {
+
+template <class F> double best(int repeat, F&& f) {
+    double best_s = 1e30;
+    for (int i = 0; i < repeat; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        f();
+        const std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
+        best_s = std::min(best_s, d.count());
+    }
+    return best_s;
+}
+
+std::vector<fs::path> files_of(const char* dir) {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir))
+        if (e.is_regular_file()) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+int fail(const char* what) {
+    std::fprintf(stderr, "api_bench: %s\n", what);
+    return 1;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 3)
+        return fail("usage: api_bench metadata|head DIR | parse FILE | writer ENTITIES [REPEAT]");
+    const std::string mode = argv[1];
+    const int repeat = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+    std::uint64_t bytes = 0;
+    double seconds = 0;
+    bool ok = true;
+    if (mode == "metadata" || mode == "head") {
+        const auto files = files_of(argv[2]);
+        seconds = best(repeat, [&] {
+            bytes = 0;
+            for (const auto& f : files) {
+                if (mode == "metadata") {
+                    auto m = ss::read_metadata(f);
+                    if (!m) {
+                        std::fprintf(stderr, "%s: %s\n", f.c_str(), m.error().describe().c_str());
+                        ok = false;
+                    } else {
+                        bytes += m->save_name.size();
+                    }
+                } else {
+                    std::ifstream in(f, std::ios::binary);
+                    char buf[4096];
+                    in.read(buf, sizeof buf);
+                    bytes += static_cast<std::uint64_t>(in.gcount());
+                }
+            }
+        });
+        bytes = files.size();
+    } else if (mode == "parse") {
+        std::ifstream in(argv[2], std::ios::binary);
+        const std::string data((std::istreambuf_iterator<char>(in)),
+                               std::istreambuf_iterator<char>());
+        seconds = best(repeat, [&] {
+            auto v = ss::SaveView::parse(ss::as_save_bytes(data));
+            if (!v) {
+                std::fprintf(stderr, "%s\n", v.error().describe().c_str());
+                ok = false;
+            }
+        });
+        bytes = data.size();
+    } else if (mode == "writer") {
+        const std::size_t entities = std::strtoull(argv[2], nullptr, 10);
+        ss::Metadata meta;
+        meta.save_name = "bench";
+        meta.scene_name = "Arena";
+        meta.player_class = "Scout";
+        meta.timestamp = 1700000000;
+        meta.play_time = 3725.5f;
+        // The caller's strings are made before the clock starts: only the writer is timed.
+        std::vector<std::string> names, numbers;
+        for (std::size_t e = 0; e < entities; ++e) names.push_back("Entity_" + std::to_string(e));
+        char num[32];
+        for (int i = 0; i < 1000; ++i) {
+            std::snprintf(num, sizeof num, "%.6f", i * 0.5);
+            numbers.emplace_back(num);
+        }
+        seconds = best(repeat, [&] {
+            ss::SaveWriter w(meta);
+            for (std::size_t e = 0; e < entities; ++e) {
+                w.entity(names[e]);
+                w.component("Transform");
+                std::size_t k = e;
+                for (const char* key : {"px", "py", "pz", "rx", "ry", "rz", "sx", "sy", "sz"})
+                    w.property(key, numbers[k++ % numbers.size()]);
+                w.property("parent", e == 0 ? "-1" : "0");
+                w.component("HealthComponent").property("hp", "100").property("max", "100");
+                w.component("TagComponent").property("tags", "enemy,spawned");
+                w.component("Inventory").property("slots", "12").property("gold", "340");
+            }
+            w.custom("fps.profile.version", "1");
+            auto r = w.finish();
+            if (!r) {
+                std::fprintf(stderr, "%s\n", r.error().describe().c_str());
+                ok = false;
+            } else {
+                bytes = r->size();
+            }
+        });
+    } else {
+        return fail("unknown mode");
+    }
+    if (!ok) return 1;
+    std::printf("%.6f %llu\n", seconds, static_cast<unsigned long long>(bytes));
+    return 0;
+}

@@ -1,0 +1,703 @@
+// The engine-facing API (sparksave/save_file.hpp) on the one reader (reader.hpp), the one
+// metadata table and parser (metadata.hpp), the writer (write.cpp), the migration chain
+// (migrate.hpp), the slot-file rules (slots.cpp) and the atomic write (file_io.hpp). No format
+// rule is written again here: each check is the reader's, or a writer rule of FORMATS.md 1.2
+// that the engine's writer (BuildMetadataBlock) applies and no reader can see.
+#include "reader.hpp"
+#include "spec.hpp"
+
+#include "sparksave/document.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
+#include "sparksave/migrate.hpp"
+#include "sparksave/node_path.hpp"
+#include "sparksave/save_file.hpp"
+#include "sparksave/spark_save.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <system_error>
+
+namespace fs = std::filesystem;
+
+namespace sparksave::spark_save {
+
+namespace {
+
+std::string_view view_of(std::span<const std::byte> bytes) noexcept {
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// An I/O error that names its path.
+Error io_error_at(const fs::path& path, std::string_view what, int err) {
+    std::string reason = err != 0 ? std::generic_category().message(err) : "unknown error";
+    return make_error(ErrorCode::io_error,
+                      fmt::format("{} {}: {}", what, display(path.string(), true), reason));
+}
+Error with_path(Error e, const fs::path& path) {
+    if (e.code == ErrorCode::io_error)
+        e.message = fmt::format("{}: {}", display(path.string(), true), e.message);
+    return e;
+}
+
+// --- The typed metadata, from the reader's parse of the block (metadata.hpp) ---------------
+
+// Every field of the table k_meta_fields has its member in Metadata (a new row fails here).
+constexpr bool bound(std::string_view name) {
+    constexpr std::string_view names[] = {
+        "saveName",     "sceneName",   "playerClass", "screenshotPath", "timestamp",   "playTime",
+        "playerHealth", "playerArmor", "position",    "playerKills",    "playerDeaths"};
+    for (std::string_view n : names)
+        if (n == name) return true;
+    return false;
+}
+static_assert([] {
+    for (const MetaFieldSpec& f : k_meta_fields)
+        if (!bound(f.name)) return false;
+    return true;
+}());
+
+std::string* string_member(Metadata& m, std::string_view name) {
+    if (name == "saveName") return &m.save_name;
+    if (name == "sceneName") return &m.scene_name;
+    if (name == "playerClass") return &m.player_class;
+    if (name == "screenshotPath") return &m.screenshot_path;
+    return nullptr;
+}
+float* float_member(Metadata& m, std::string_view name, std::string_view part) {
+    if (name == "playTime") return &m.play_time;
+    if (name == "playerHealth") return &m.player_health;
+    if (name == "playerArmor") return &m.player_armor;
+    if (name == "position") {
+        if (part == "x") return &m.position.x;
+        if (part == "y") return &m.position.y;
+        if (part == "z") return &m.position.z;
+    }
+    return nullptr;
+}
+std::int32_t* int_member(Metadata& m, std::string_view name) {
+    if (name == "playerKills") return &m.player_kills;
+    if (name == "playerDeaths") return &m.player_deaths;
+    return nullptr;
+}
+
+// The values the engine reads, from a block the reader accepted (meta.complete).
+Result<Metadata> typed(const MetadataBlock& block, std::uint32_t version) {
+    Metadata out;
+    out.version = version;
+    for (std::size_t i = 0; i < block.count; ++i) {
+        const MetaField& f = block.fields[i];
+        const std::string_view name = k_meta_fields[f.spec].name;
+        bool stored = false;
+        switch (f.type) {
+        case ValueType::string:
+            if (std::string* s = string_member(out, name)) *s = f.text, stored = true;
+            break;
+        case ValueType::unsigned_integer:
+            if (name == "timestamp") out.timestamp = f.u, stored = true;
+            break;
+        case ValueType::integer:
+            if (std::int32_t* v = int_member(out, name);
+                v && f.i >= std::numeric_limits<std::int32_t>::min() &&
+                f.i <= std::numeric_limits<std::int32_t>::max())
+                *v = static_cast<std::int32_t>(f.i), stored = true;
+            break;
+        case ValueType::floating:
+            if (float* v = float_member(out, name, f.in_position ? f.name : std::string_view{}))
+                *v = f.f, stored = true;
+            break;
+        default:
+            break;
+        }
+        if (!stored)
+            return make_error(ErrorCode::internal,
+                              fmt::format("metadata field {} has no typed member", f.name));
+    }
+    return out;
+}
+
+// --- read_metadata ------------------------------------------------------------------------
+
+// The 12-byte header: magic, version, metaSize (FORMATS.md 1.1).
+constexpr std::size_t k_header_size = 12;
+constexpr std::size_t k_first_read = 4096;
+
+// A Reader sink that keeps the version and the typed metadata, nothing else.
+struct HeadSink : NullSink {
+    std::uint32_t version = 0;
+    bool have = false, complete = false;
+    std::optional<Result<Metadata>> meta;
+    void on_header(std::uint32_t v) { version = v; }
+    void on_metadata(std::string_view, std::size_t, const MetadataBlock& m) {
+        have = true;
+        complete = m.complete;
+        if (m.complete) meta = typed(m, version);
+    }
+};
+
+Error truncated_prefix(std::size_t have, std::uint64_t need, std::string_view what) {
+    return make_error(ErrorCode::truncated,
+                      fmt::format("expected the first {} bytes ({}), found {}: pass at least {} "
+                                  "bytes to read the metadata",
+                                  need, what, byte_count(have), need),
+                      have);
+}
+
+} // namespace
+
+Result<Metadata> read_metadata(std::span<const std::byte> bytes) {
+    const std::string_view data = view_of(bytes);
+    if (data.size() < k_header_size) {
+        const std::string_view head = data.substr(0, std::min<std::size_t>(4, data.size()));
+        if (!k_magic.starts_with(head))
+            return make_error(ErrorCode::bad_magic,
+                              "expected the magic \"SPRK\", found " + display(head, true), 0);
+        return truncated_prefix(data.size(), k_header_size,
+                                "the header: magic, version and metadata size");
+    }
+    const std::uint32_t meta_size = load_u32(data, 8);
+    const std::uint64_t need = k_header_size + std::uint64_t{meta_size};
+    const bool whole_block = data.size() >= need;
+    // The reader runs on the header and the block (or the header alone, when the block is not
+    // all there) followed by four zero bytes: an empty entity list, or for v4 a "trailer". The
+    // whole-file checks of 1.5 cannot be made on a part of a file: `known_crc` is given so that
+    // the reader neither computes a CRC-32 of the part nor finds one to agree (v4: the zero
+    // trailer, v1..v3: not it). Only its findings inside the real bytes are kept: what it says
+    // about the made-up end is not about the file.
+    const std::size_t kept = whole_block ? static_cast<std::size_t>(need) : k_header_size;
+    std::string part(data.substr(0, kept));
+    part.append(4, '\0');
+    CrcHint known_crc;
+    known_crc.known = load_u32(data, 4) == k_current_version ? 0u : 1u;
+    Findings findings;
+    HeadSink sink;
+    Reader<HeadSink> reader(part, findings, sink, true, known_crc);
+    (void)reader.run();
+    const Error* block_problem = nullptr;
+    for (const Error& f : findings.items()) {
+        // A block that ends too soon is reported at its end, where the made-up bytes begin.
+        const bool at_block_end = whole_block && f.offset == kept && f.path.starts_with(k_metadata);
+        if (!f.has_offset() || (f.offset >= kept && !at_block_end)) continue;
+        if (f.code == ErrorCode::needs_migration) continue; // Metadata::version says it
+        if (f.code == ErrorCode::limit_exceeded && f.path == k_metadata) {
+            // 1.4: the engine's metadata-only read caps the block at 64 KiB for every version.
+            Error e = f;
+            e.severity = Severity::error;
+            if (f.severity != Severity::error)
+                e.message += " (the metadata-only read refuses a block above 64 KiB)";
+            return e;
+        }
+        if (f.severity == Severity::error) return f;
+        if (f.code == ErrorCode::bad_metadata && !block_problem) block_problem = &f;
+    }
+    if (!whole_block)
+        return truncated_prefix(data.size(), need,
+                                fmt::format("the {}-byte header and the {}-byte metadata block",
+                                            k_header_size, meta_size));
+    if (!sink.have)
+        return make_error(ErrorCode::internal, "the reader reported no metadata block", 8);
+    if (!sink.complete) {
+        // v1/v2: their own reader did not check the block, but its numbers have no values.
+        if (block_problem) {
+            Error e = *block_problem;
+            e.severity = Severity::error;
+            return e;
+        }
+        return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read",
+                          k_header_size, std::string(k_metadata));
+    }
+    return std::move(*sink.meta);
+}
+
+Result<Metadata> read_metadata(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return io_error_at(file, "cannot open", errno);
+    std::string buf(k_first_read, '\0');
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (in.bad()) return io_error_at(file, "cannot read", errno);
+    buf.resize(static_cast<std::size_t>(in.gcount()));
+    if (buf.size() == k_first_read) {
+        const std::uint64_t need = k_header_size + std::uint64_t{load_u32(buf, 8)};
+        if (need > buf.size() && need <= k_header_size + k_max_meta_size) {
+            const std::size_t have = buf.size();
+            buf.resize(static_cast<std::size_t>(need));
+            in.read(buf.data() + have, static_cast<std::streamsize>(need - have));
+            if (in.bad()) return io_error_at(file, "cannot read", errno);
+            buf.resize(have + static_cast<std::size_t>(in.gcount()));
+        }
+    }
+    return read_metadata(as_save_bytes(buf));
+}
+
+// --- SaveView -----------------------------------------------------------------------------
+
+struct SaveView::Data {
+    Metadata metadata;
+    std::vector<Property> properties;
+    std::vector<Component> components;
+    std::vector<Entity> entities;
+    std::vector<Property> custom;
+    std::vector<Error> warnings;
+};
+
+namespace {
+
+// A Reader sink that collects views. Spans are made at the end (the vectors grow meanwhile).
+struct ViewSink : NullSink {
+    SaveView::Data* d;
+    std::uint32_t version = 0;
+    bool complete = false;
+    std::optional<Result<Metadata>> meta;
+    std::vector<std::size_t> first_component, first_property;
+
+    void on_header(std::uint32_t v) { version = v; }
+    void on_metadata(std::string_view, std::size_t, const MetadataBlock& m) {
+        complete = m.complete;
+        if (m.complete) meta = typed(m, version);
+    }
+    void on_entities_begin(std::uint32_t count, std::size_t) {
+        d->entities.reserve(count); // the reader checked the count against the bytes left
+        first_component.reserve(count);
+    }
+    void on_entity(std::string_view name, std::size_t, std::uint32_t) {
+        d->entities.push_back({name, {}});
+        first_component.push_back(d->components.size());
+    }
+    void on_component(std::string_view type, std::size_t) {
+        d->components.push_back({type, {}});
+        first_property.push_back(d->properties.size());
+    }
+    void on_property(std::string_view key, std::string_view value, std::size_t, std::size_t) {
+        d->properties.push_back({key, value});
+    }
+    void on_pair(std::string_view key, std::string_view value, std::size_t, std::size_t) {
+        d->custom.push_back({key, value});
+    }
+    void link() {
+        for (std::size_t c = 0; c < d->components.size(); ++c) {
+            const std::size_t end =
+                c + 1 < d->components.size() ? first_property[c + 1] : d->properties.size();
+            d->components[c].properties = std::span<const Property>(
+                d->properties.data() + first_property[c], end - first_property[c]);
+        }
+        for (std::size_t e = 0; e < d->entities.size(); ++e) {
+            const std::size_t end =
+                e + 1 < d->entities.size() ? first_component[e + 1] : d->components.size();
+            d->entities[e].components = std::span<const Component>(
+                d->components.data() + first_component[e], end - first_component[e]);
+        }
+    }
+};
+
+} // namespace
+
+SaveView::SaveView(std::shared_ptr<const Data> data) noexcept : d_(std::move(data)) {}
+
+Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept) {
+    const std::string_view data = view_of(bytes);
+    auto d = std::make_shared<Data>();
+    Findings findings;
+    ViewSink sink;
+    // A large file's CRC-32 is computed alongside the parse (read_with_crc, as read() does).
+    read_with_crc(
+        crc_alongside(data), [data] { return whole_crc(data); },
+        [&](const CrcHint& crc) {
+            *d = Data{};
+            findings = Findings{};
+            sink = ViewSink{};
+            sink.d = d.get();
+            Reader<ViewSink> reader(data, findings, sink, false, crc);
+            (void)reader.run();
+            return !reader.needs_rerun(); // damaged: read again, knowing the CRC
+        });
+    if (const Error* e = findings.first_error()) return *e;
+    if (!sink.meta) {
+        // v1/v2 (their reader did not check the block): a block whose numbers do not read.
+        for (const Error& f : findings.items())
+            if (f.code == ErrorCode::bad_metadata) {
+                Error e = f;
+                e.severity = Severity::error;
+                return e;
+            }
+        return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read", 8,
+                          std::string(k_metadata));
+    }
+    if (!*sink.meta) return sink.meta->error();
+    if (accept == Accept::engine && !current_rules(sink.version))
+        return make_error(ErrorCode::needs_migration,
+                          fmt::format("expected version {} or {} (the versions the current engine "
+                                      "loads, FORMATS.md 1.4), found {}: upgrade() it first",
+                                      k_oldest_loadable, k_current_version, sink.version),
+                          4, "version");
+    d->metadata = std::move(**sink.meta);
+    sink.link();
+    for (const Error& f : findings.items())
+        if (f.severity == Severity::warning) d->warnings.push_back(f);
+    return SaveView(std::move(d));
+}
+
+const Metadata& SaveView::metadata() const noexcept {
+    return d_->metadata;
+}
+std::span<const Entity> SaveView::entities() const noexcept {
+    return d_->entities;
+}
+std::span<const Property> SaveView::custom_state() const noexcept {
+    return d_->custom;
+}
+std::span<const Error> SaveView::warnings() const noexcept {
+    return d_->warnings;
+}
+
+// --- upgrade ------------------------------------------------------------------------------
+
+Result<std::string> upgrade(std::span<const std::byte> old_bytes, std::vector<std::string>* notes) {
+    const std::string_view data = view_of(old_bytes);
+    auto source = std::make_shared<const Source>(std::string(data));
+    try {
+        Parsed parsed = read(source);
+        if (const Error* e = parsed.findings.first_error()) return *e;
+        if (parsed.doc.version() == k_current_version) return std::string(data);
+        auto migrated = migrate(parsed.doc, k_current_version);
+        if (!migrated) return std::move(migrated).error();
+        if (notes) notes->insert(notes->end(), migrated->notes.begin(), migrated->notes.end());
+        return std::move(migrated->bytes);
+    } catch (const std::length_error& e) {
+        // A Document full (2 GiB of text, 2^32 nodes): unreachable below the 512 MiB file
+        // limit, but nothing but bad_alloc leaves the API.
+        return make_error(ErrorCode::too_large, e.what());
+    }
+}
+
+// --- SaveWriter ---------------------------------------------------------------------------
+
+namespace {
+
+// 1.2: the engine's writer formats a float with `stream << value` (default formatting,
+// precision 6: printf's %g), in the classic locale; to_chars is that, whatever the locale.
+std::string engine_float(float v) {
+    char buf[32];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 6);
+    return std::string(buf, r.ptr);
+}
+template <class I> std::string engine_integer(I v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return std::string(buf, r.ptr);
+}
+
+std::string metadata_path(std::string_view field, std::string_view part = {}) {
+    std::string p(k_metadata);
+    append_path_name(p, field);
+    if (!part.empty()) append_path_name(p, part);
+    return p;
+}
+
+// The block of a v4 save in the writer's layout (1.2, metadata.hpp layout_block), or the
+// writer's refusal: a line break in a string, a non-finite float (BuildMetadataBlock).
+Result<std::string> build_block(const Metadata& m) {
+    Metadata copy = m;
+    std::vector<std::string> texts;
+    for (const MetaFieldSpec& f : k_meta_fields) {
+        if (!in_version(f, k_current_version)) continue;
+        if (f.type == ValueType::string) {
+            const std::string* s = string_member(copy, f.name);
+            if (!s) return make_error(ErrorCode::internal, "unbound metadata string");
+            if (const std::size_t at = s->find_first_of("\r\n"); at != std::string::npos)
+                return make_error(ErrorCode::bad_value,
+                                  fmt::format("expected {} without a line break (the engine's "
+                                              "writer refuses LF and CR in a metadata string, "
+                                              "FORMATS.md 1.2), found {} at byte {} of {}",
+                                              f.name, (*s)[at] == '\n' ? "an LF" : "a CR", at,
+                                              display(*s, true)),
+                                  k_no_offset, metadata_path(f.name));
+            texts.push_back(*s);
+        } else if (f.type == ValueType::floating) {
+            for (std::uint8_t p = 0; p < f.parts; ++p) {
+                const std::string_view part = f.parts > 1 ? k_position_parts[p] : "";
+                const float* v = float_member(copy, f.name, part);
+                if (!v) return make_error(ErrorCode::internal, "unbound metadata float");
+                if (!std::isfinite(*v))
+                    return make_error(ErrorCode::bad_value,
+                                      fmt::format("expected a finite number (the engine's writer "
+                                                  "refuses others, FORMATS.md 1.2), found {}",
+                                                  engine_float(*v)),
+                                      k_no_offset, metadata_path(f.name, part));
+                texts.push_back(engine_float(*v));
+            }
+        } else if (f.type == ValueType::unsigned_integer && f.name == "timestamp") {
+            texts.push_back(engine_integer(copy.timestamp));
+        } else if (f.type == ValueType::integer && int_member(copy, f.name)) {
+            texts.push_back(engine_integer(*int_member(copy, f.name)));
+        } else {
+            return make_error(ErrorCode::internal, "unbound metadata field");
+        }
+    }
+    std::vector<std::string_view> views(texts.begin(), texts.end());
+    return layout_block(views, k_current_version);
+}
+
+} // namespace
+
+SaveWriter::SaveWriter(const Metadata& metadata) : metadata_(metadata) {}
+
+SaveWriter::Ref SaveWriter::keep(std::string_view s) {
+    Ref r{text_.size(), s.size()};
+    text_.append(s);
+    return r;
+}
+
+SaveWriter& SaveWriter::entity(std::string_view name) {
+    entities_.push_back({keep(name), components_.size()});
+    return *this;
+}
+
+SaveWriter& SaveWriter::component(std::string_view type) {
+    if (entities_.empty()) {
+        if (misuse_.empty())
+            misuse_ = fmt::format("component({}) before any entity()", display(type, true));
+        return *this;
+    }
+    components_.push_back({keep(type), properties_.size()});
+    return *this;
+}
+
+SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
+    if (components_.empty() || entities_.back().first_component == components_.size()) {
+        if (misuse_.empty())
+            misuse_ = fmt::format("property({}) before any component() of the current entity",
+                                  display(key, true));
+        return *this;
+    }
+    properties_.push_back({keep(key), keep(value)});
+    return *this;
+}
+
+SaveWriter& SaveWriter::custom(std::string_view key, std::string_view value) {
+    custom_.push_back({keep(key), keep(value)});
+    return *this;
+}
+
+Result<std::string> SaveWriter::finish() {
+    if (finished_) return make_error(ErrorCode::bad_usage, "SaveWriter::finish() called twice");
+    finished_ = true;
+    if (!misuse_.empty()) return make_error(ErrorCode::bad_usage, misuse_);
+    auto block = build_block(metadata_);
+    if (!block) return block.error();
+    // The reader's limits (1.4), before a tree that large is built; the read-back below is
+    // what enforces them.
+    if (entities_.size() > k_max_entities)
+        return make_error(
+            ErrorCode::limit_exceeded,
+            fmt::format("expected at most {} entities, found {}", k_max_entities, entities_.size()),
+            k_no_offset, std::string(k_entities));
+    if (components_.size() > k_max_aggregate || properties_.size() > k_max_aggregate)
+        return make_error(ErrorCode::limit_exceeded,
+                          fmt::format("expected at most {} components and properties each in all",
+                                      k_max_aggregate),
+                          k_no_offset, std::string(k_entities));
+    if (custom_.size() > k_max_custom_state)
+        return make_error(ErrorCode::limit_exceeded,
+                          fmt::format("expected at most {} custom-state pairs, found {}",
+                                      k_max_custom_state, custom_.size()),
+                          k_no_offset, std::string(k_custom_state));
+    if (text_.size() > k_max_file_size)
+        return make_error(ErrorCode::too_large,
+                          fmt::format("expected at most {} bytes of names and values (512 MiB), "
+                                      "found {}",
+                                      k_max_file_size, text_.size()));
+
+    auto source = std::make_shared<const Source>(std::move(text_));
+    const std::string_view all = source->view();
+    auto view = [&](Ref r) { return all.substr(r.offset, r.size); };
+    Document doc(FormatId::spark_save, k_current_version, source);
+    doc.reserve(3 + entities_.size() + components_.size() + properties_.size() + custom_.size());
+    TreeBuilder b(doc);
+    try {
+        b.add(NodeKind::object, doc.text(k_metadata), doc.text(*block));
+        b.open(NodeKind::list, doc.text(k_entities));
+        for (std::size_t e = 0; e < entities_.size(); ++e) {
+            b.open(NodeKind::object, doc.ref(view(entities_[e].name)));
+            const std::size_t c_end =
+                e + 1 < entities_.size() ? entities_[e + 1].first_component : components_.size();
+            for (std::size_t c = entities_[e].first_component; c < c_end; ++c) {
+                b.open(NodeKind::object, doc.ref(view(components_[c].type)));
+                const std::size_t p_end = c + 1 < components_.size()
+                                              ? components_[c + 1].first_property
+                                              : properties_.size();
+                for (std::size_t p = components_[c].first_property; p < p_end; ++p)
+                    b.add(NodeKind::scalar, doc.ref(view(properties_[p].key)),
+                          doc.ref(view(properties_[p].value)), {}, ValueType::string);
+                b.close();
+            }
+            b.close();
+        }
+        b.close();
+        b.open(NodeKind::object, doc.text(k_custom_state));
+        for (const PendingPair& p : custom_)
+            b.add(NodeKind::scalar, doc.ref(view(p.key)), doc.ref(view(p.value)), {},
+                  ValueType::string);
+        b.close();
+    } catch (const std::length_error& e) {
+        return make_error(ErrorCode::too_large, e.what());
+    }
+    entities_ = {};
+    components_ = {};
+    properties_ = {};
+    custom_ = {};
+
+    auto bytes = write(doc);
+    if (!bytes) return bytes.error();
+    // Every v4 rule, by the one reader: a refusal names the node path (an offset into bytes
+    // the caller never sees would mislead).
+    const Summary check = summarize(*bytes);
+    const Error* refusal = check.findings.first_error();
+    if (!refusal)
+        for (const Error& f : check.findings.items())
+            if (f.severity == Severity::warning) {
+                refusal = &f;
+                break;
+            }
+    if (refusal) {
+        Error e = *refusal;
+        e.severity = Severity::error;
+        e.offset = k_no_offset;
+        return e;
+    }
+    return std::move(*bytes);
+}
+
+// --- Slots (FORMATS.md 1.7) ---------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view k_primary_suffix = ".spark_save";
+
+fs::path slot_path(const fs::path& dir, std::string_view slot, std::string_view extra = {}) {
+    std::string name(slot);
+    name += k_primary_suffix;
+    name += extra;
+    return dir / name;
+}
+
+Error bad_slot_name(std::string_view slot) {
+    return make_error(ErrorCode::bad_usage,
+                      fmt::format("expected a slot name of 1 to 64 characters A-Z a-z 0-9 _ - "
+                                  "(FORMATS.md 1.7), found {}",
+                                  display(slot, true)));
+}
+
+// The file's bytes when the engine loads them (SaveView::parse, Accept::engine).
+Result<std::string> loadable(const fs::path& path) {
+    auto source = read_file(path, k_max_file_size);
+    if (!source) return with_path(std::move(source).error(), path);
+    const std::string_view bytes = (*source)->view();
+    auto view = SaveView::parse(as_save_bytes(bytes));
+    if (!view) return std::move(view).error();
+    return std::string(bytes);
+}
+
+} // namespace
+
+Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) return io_error_at(dir, "cannot list the save directory", ec.value());
+    struct Files {
+        bool primary = false, backup = false, temp = false;
+    };
+    std::map<std::string, Files> slots;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        const std::string name = it->path().filename().string();
+        std::string_view stem = name;
+        const SlotFile kind = slot_file_kind(name); // 1.7, the one place of the rule
+        if (kind == SlotFile::other) continue;
+        if (kind != SlotFile::primary) stem.remove_suffix(4); // ".bak", ".tmp"
+        stem.remove_suffix(k_primary_suffix.size());
+        if (!is_valid_slot_name(stem)) continue;
+        Files& f = slots[std::string(stem)];
+        f.primary |= kind == SlotFile::primary;
+        f.backup |= kind == SlotFile::backup;
+        f.temp |= kind == SlotFile::temp;
+    }
+    if (ec) return io_error_at(dir, "cannot list the save directory", ec.value());
+    std::vector<SlotInfo> out;
+    out.reserve(slots.size());
+    for (auto& [slot, files] : slots) {
+        SlotInfo info;
+        info.slot = slot;
+        info.role = slot_role(slot, &info.autosave_index);
+        info.path = slot_path(dir, slot);
+        info.metadata = files.primary
+                            ? read_metadata(info.path)
+                            : Result<Metadata>(io_error_at(info.path, "cannot open", ENOENT));
+        info.has_backup = files.backup;
+        info.backup_loads = files.backup && loadable(slot_path(dir, slot, ".bak")).has_value();
+        info.stale_tmp = files.temp;
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+Result<void> write_slot(const fs::path& dir, std::string_view slot, std::string_view bytes) {
+    if (!is_valid_slot_name(slot)) return bad_slot_name(slot);
+    auto view = SaveView::parse(as_save_bytes(bytes));
+    if (!view) return std::move(view).error();
+    if (view->metadata().version != k_current_version)
+        return make_error(ErrorCode::needs_migration,
+                          fmt::format("expected a v{} save (the version the engine writes), found "
+                                      "v{}: upgrade() it first",
+                                      k_current_version, view->metadata().version),
+                          4, "version");
+    const fs::path primary = slot_path(dir, slot);
+    const fs::path backup = slot_path(dir, slot, ".bak");
+    AtomicWriteOptions options;
+    options.temporary = slot_path(dir, slot, ".tmp");
+    // Between the temporary file's fsync and its rename (AtomicFile calls verify there): the
+    // current primary, when it loads, becomes the backup.
+    options.verify = [&](std::string_view) -> Result<void> {
+        std::error_code ec;
+        if (!fs::is_regular_file(primary, ec)) return {};
+        auto current = loadable(primary);
+        if (!current) return {}; // not a good revision: the backup there stays
+        if (auto r = write_file_atomic(backup, *current); !r)
+            return with_path(std::move(r).error(), backup);
+        return {};
+    };
+    auto file = AtomicFile::create(primary, options);
+    if (!file) return with_path(std::move(file).error(), primary);
+    if (auto r = (*file)->write(bytes); !r) return with_path(std::move(r).error(), primary);
+    auto committed = (*file)->commit();
+    if (!committed) return with_path(std::move(committed).error(), primary);
+    return {};
+}
+
+Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* used_backup) {
+    if (used_backup) *used_backup = false;
+    if (!is_valid_slot_name(slot)) return bad_slot_name(slot);
+    auto primary = loadable(slot_path(dir, slot));
+    if (primary) return primary;
+    auto backup = loadable(slot_path(dir, slot, ".bak"));
+    if (backup) {
+        if (used_backup) *used_backup = true;
+        return backup;
+    }
+    Error e = std::move(primary).error();
+    e.message += fmt::format(
+        " (and the backup {}: {})", display(slot_path(dir, slot, ".bak").filename().string(), true),
+        backup.error().code == ErrorCode::io_error ? backup.error().message
+                                                   : backup.error().describe());
+    return e;
+}
+
+} // namespace sparksave::spark_save

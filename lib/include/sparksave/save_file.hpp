@@ -1,0 +1,228 @@
+// The engine-facing API of `.spark_save` (FORMATS.md section 1): a typed metadata read that
+// touches only the head of a file, a checked zero-copy view of a whole save, the in-memory
+// upgrade of old versions, a writer from plain data, and the engine's save slots on disk.
+//
+// Everything here is built on the library's one reader, writer and migration chain: a file
+// this API accepts is one `sparksave verify` accepts, and the reverse.
+//
+// Errors are values (Result<T>, error.hpp): nothing here throws across the API except
+// std::bad_alloc when memory runs out. Calling value() on a Result that holds an error is a bug
+// of the caller and aborts with the error's description (error.hpp).
+//
+// Thread safety: every function may be called from any number of threads at once (no global
+// state is written, except by the file functions, which write only the files they name). A
+// SaveView is immutable: any number of threads may read one at once, and copies share their
+// data. A SaveWriter is one thread's at a time.
+//
+// This header includes no fmt, Boost or CLI11 header.
+#pragma once
+
+#include "sparksave/error.hpp"
+#include "sparksave/spark_save_version.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sparksave::spark_save {
+
+// k_current_version (4) and k_oldest_loadable (3): spark_save_version.hpp.
+
+struct Position {
+    float x = 0, y = 0, z = 0;
+};
+
+// The metadata block (FORMATS.md 1.2), typed: parsed and checked once, by the reader's own
+// parser (numbers as the engine's `stream >> field` reads them). A v1 file has no screenshot
+// path (empty here).
+struct Metadata {
+    std::uint32_t version = k_current_version;                        // the file's version
+    std::string save_name, scene_name, player_class, screenshot_path; // screenshot: v2+
+    std::uint64_t timestamp = 0;                                      // Unix seconds
+    float play_time = 0, player_health = 0, player_armor = 0;         // play time: seconds
+    Position position;
+    std::int32_t player_kills = 0, player_deaths = 0;
+};
+
+// Views into the bytes a SaveView was parsed from (valid while those bytes are).
+struct Property {
+    std::string_view key, value;
+};
+struct Component {
+    std::string_view type;
+    std::span<const Property> properties; // file order
+};
+struct Entity {
+    std::string_view name;
+    std::span<const Component> components; // file order
+};
+
+// Which versions a parse accepts. engine: what the current engine loads (3 and 4); a v1/v2
+// file is refused with ErrorCode::needs_migration (upgrade() it). any_version: 1..4, each read
+// by its own version's rules (FORMATS.md 1.4), the risks in warnings().
+enum class Accept { engine, any_version };
+
+// `bytes` as the std::byte span the functions below take.
+inline std::span<const std::byte> as_save_bytes(std::string_view bytes) noexcept {
+    return {reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()};
+}
+
+// The metadata of a save of any version (1..4; Metadata::version says which), reading only the
+// 12-byte header (magic, version, metadata size) and the metadata block, never the entities.
+// `bytes` may be the whole file or its first part: when it is shorter than the header and the
+// block, the error (ErrorCode::truncated) says how many bytes are needed ("expected the first
+// N bytes ..."). The block is at most 64 KiB (FORMATS.md 1.4: the metadata-only read caps it),
+// so the first 12 + 65536 bytes always suffice.
+//
+// Checked as the reader checks it: the magic, the version (1..4), the block size, and the block
+// itself (1.2: an error for a block the engine refuses or reads shifted; for v1/v2, whose own
+// reader did not check the block, a block whose numbers do not all read is refused too, since
+// its fields have no values). Not checked, because they need the whole file: the v4 CRC-32 and
+// the damaged-version test (1.5); SaveView::parse and load_slot make them.
+// Errors: truncated, bad_magic, unsupported_version, limit_exceeded, bad_metadata.
+Result<Metadata> read_metadata(std::span<const std::byte> bytes);
+
+// The same for a file: reads at most its first 65,548 bytes (12 + 64 KiB), and usually 4 KiB
+// (one read of 4,096 bytes, a second only when the block is longer). An I/O error
+// (ErrorCode::io_error) names the path.
+Result<Metadata> read_metadata(const std::filesystem::path& file);
+
+// A whole save, read and checked by the reader (every rule of FORMATS.md 1.4 and 1.5 for its
+// version): the metadata, the entities and the custom state as views into `bytes`, which must
+// outlive the view (and its copies). Zero-copy: no name, key or value is copied.
+class SaveView {
+  public:
+    // Refuses (with the reader's first error: code, offset, node path, message) every file the
+    // reader finds an error in, including files the engine loads but misreads (a shifted
+    // metadata block, FORMATS.md 1.2), and under Accept::engine every v1/v2 file
+    // (needs_migration). Thread-safe: any number of threads may parse at once.
+    static Result<SaveView> parse(std::span<const std::byte> bytes, Accept accept = Accept::engine);
+
+    const Metadata& metadata() const noexcept;
+    // The entities in file order; each entity's components and each component's properties
+    // are in file order too (FORMATS.md 1.1: the order carries no meaning to the engine).
+    std::span<const Entity> entities() const noexcept;
+    std::span<const Property> custom_state() const noexcept;
+    // What the reader found at risk but not refused (Severity::warning: a v1/v2 file that needs
+    // migration, a negative timestamp, a float the engine's builds read differently, ...).
+    std::span<const Error> warnings() const noexcept;
+
+    struct Data; // the parsed file (internal)
+
+  private:
+    explicit SaveView(std::shared_ptr<const Data> data) noexcept;
+    std::shared_ptr<const Data> d_;
+};
+
+// Any version (1..4) in, current-version (v4) bytes out, in memory, through the library's
+// migration chain (FORMATS.md 1.6): the result has been read back and found valid. A v4 input
+// is checked and returned as it is. Errors: the input's own (offsets into `old_bytes`), or a
+// step's or the v4 rules' refusal of the result (with the node path, which is the input's:
+// migration keeps every entity, component and property in place; no offset). `notes`, when
+// given, receives what the steps did beyond their summary (bytes dropped, counts written).
+Result<std::string> upgrade(std::span<const std::byte> old_bytes,
+                            std::vector<std::string>* notes = nullptr);
+
+// Plain data in, checked v4 bytes out. Call entity() to start an entity, component() to start
+// a component of the current entity, property() for a property of the current component;
+// custom() adds a custom-state pair at any time. The strings are copied.
+class SaveWriter {
+  public:
+    // Metadata::version is not used: the writer writes k_current_version.
+    explicit SaveWriter(const Metadata& metadata);
+    SaveWriter& entity(std::string_view name);
+    SaveWriter& component(std::string_view type);
+    SaveWriter& property(std::string_view key, std::string_view value);
+    SaveWriter& custom(std::string_view key, std::string_view value);
+
+    // The file's bytes, after every v4 rule was checked: refused (with the node path, e.g.
+    // `metadata.saveName`, `entities[2].Transform.parent`) are a line break (LF or CR) in the
+    // four metadata strings, a non-finite float, a name, type, key or value over 65535 bytes,
+    // more than 65535 components or properties, a NameComponent, a bad Transform parent
+    // (FORMATS.md 1.3), a repeated component type or key, and a component() or property() with
+    // no entity or component to go in (bad_usage). The bytes are then read back by the reader
+    // and refused if it finds any error or warning (a float below float's normal range, which
+    // the engine's builds read differently). Floats are written as the engine's writer writes
+    // them: default stream formatting, 6 significant digits (`42.5`, `0.0318721`, `1e-05`).
+    // Call it once: it hands over what was collected (a second call is a bad_usage error).
+    Result<std::string> finish();
+
+  private:
+    struct Ref {
+        std::size_t offset = 0, size = 0; // in text_
+    };
+    struct PendingEntity {
+        Ref name;
+        std::size_t first_component = 0;
+    };
+    struct PendingComponent {
+        Ref type;
+        std::size_t first_property = 0;
+    };
+    struct PendingPair {
+        Ref key, value;
+    };
+    Ref keep(std::string_view s);
+
+    Metadata metadata_;
+    std::string text_; // every string given, one after the other
+    std::vector<PendingEntity> entities_;
+    std::vector<PendingComponent> components_;
+    std::vector<PendingPair> properties_;
+    std::vector<PendingPair> custom_;
+    std::string misuse_; // the first component()/property() with nowhere to go
+    bool finished_ = false;
+};
+
+// Slots on disk (FORMATS.md 1.7), with the engine's conventions: `<dir>/<slot>.spark_save`,
+// its backup `<slot>.spark_save.bak` (the previous good revision), its write in progress
+// `<slot>.spark_save.tmp` (left only by a crash).
+enum class SlotRole { user, quicksave, autosave };
+
+struct SlotInfo {
+    std::string slot;
+    SlotRole role = SlotRole::user;
+    int autosave_index = -1;    // N of `__autosave_N` (the rotation order); -1 for other roles
+    std::filesystem::path path; // the primary, `<dir>/<slot>.spark_save` (it may be missing)
+    Result<Metadata> metadata = Metadata{}; // read_metadata of the primary (or its error)
+    bool has_backup = false;                // `<slot>.spark_save.bak` exists
+    bool backup_loads = false;              // ... and SaveView::parse (Accept::engine) accepts it
+    bool stale_tmp = false;                 // `<slot>.spark_save.tmp` exists (an interrupted write)
+};
+
+// 1..64 characters of [A-Za-z0-9_-] (FORMATS.md 1.7).
+bool is_valid_slot_name(std::string_view slot) noexcept;
+
+// The role of a slot name: `__quicksave`, `__autosave_N` (N decimal digits; `*autosave_index`
+// receives N, else -1), or a user slot.
+SlotRole slot_role(std::string_view slot, int* autosave_index = nullptr) noexcept;
+
+// Every slot of `dir`: each valid slot name that has a primary, a backup or a temporary file
+// there, sorted by name. Files of other names are not slots and are left out. Errors: io_error
+// (naming the directory) when it cannot be listed.
+Result<std::vector<SlotInfo>> list_slots(const std::filesystem::path& dir);
+
+// Writes a slot as the engine does: `<slot>.spark_save.tmp` (replacing a stale one), flushed
+// and fsync'd, read back and compared; then the current primary, when it loads, is kept as
+// `<slot>.spark_save.bak` (itself written atomically; a primary that does not load is not
+// kept, so the last good backup stays); then the temporary file is renamed over the primary
+// and the directory synced. Refuses (before touching any file) an invalid slot name
+// (bad_usage) and bytes that are not a loadable current-version save (SaveView::parse's error,
+// or needs_migration for a v3 file). On an error the primary is as it was. Two writers of one
+// slot at once are not supported (the engine's convention has one temporary name).
+Result<void> write_slot(const std::filesystem::path& dir, std::string_view slot,
+                        std::string_view bytes);
+
+// The primary's bytes when SaveView::parse (Accept::engine) accepts them, else the backup's
+// when it does (`*used_backup` says which was used). Errors: bad_usage for an invalid slot name;
+// else the primary's error (io_error naming the path when it is missing or unreadable), its
+// message saying what was wrong with the backup.
+Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
+                              bool* used_backup = nullptr);
+
+} // namespace sparksave::spark_save

@@ -1,0 +1,14 @@
+// The `.spark_save` versions the current engine writes and loads (FORMATS.md 1.4): shared by the
+// engine-facing API (save_file.hpp) and the format's reader (formats/spark_save/spec.hpp), so
+// the numbers exist once.
+#pragma once
+
+#include <cstdint>
+
+namespace sparksave::spark_save {
+
+// The version the engine writes, and the oldest it loads (its "N and N-1" window, 1.4).
+inline constexpr std::uint32_t k_current_version = 4;
+inline constexpr std::uint32_t k_oldest_loadable = 3;
+
+} // namespace sparksave::spark_save
