@@ -1,6 +1,6 @@
-// `sparksave diff [--json] [--stat] [--epsilon E] [--ignore PATH]... [--order] A B` (CLI.md):
-// what changed between two saves of the same format, in node paths that paste into
-// `dump --select` and `--ignore`.
+// `sparksave diff [--json] [--stat] [--epsilon E] [--ignore PATH]... [--order] A B`
+// (sparksave-diff(1)): what changed between two saves of the same format, in node paths that paste
+// into `dump --select` and `--ignore`.
 #include "commands.hpp"
 #include "common.hpp"
 

@@ -1,5 +1,5 @@
-// `sparksave dump [--json] [--offsets] [--select PATH] FILE` (CLI.md): everything in a file,
-// as a text tree for people or as lossless JSON that keeps every byte of the file.
+// `sparksave dump [--json] [--offsets] [--select PATH] FILE` (sparksave-dump(1)): everything in a
+// file, as a text tree for people or as lossless JSON that keeps every byte of the file.
 #include "commands.hpp"
 #include "common.hpp"
 

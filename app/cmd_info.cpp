@@ -1,5 +1,6 @@
-// `sparksave info [--json] PATH...` (CLI.md): a one-screen summary of a save, or of every save
-// in a directory (slots, reserved slots, .bak companions, stale .tmp files; FORMATS.md 1.7).
+// `sparksave info [--json] PATH...` (sparksave-info(1)): a one-screen summary of a save, or of
+// every save in a directory (slots, reserved slots, .bak companions, stale .tmp files;
+// formats/README.md §1.7).
 #include "commands.hpp"
 #include "common.hpp"
 
@@ -25,7 +26,7 @@ struct InfoOptions {
     bool json = false;
 };
 
-// What a file is in a save directory, from its name (FORMATS.md 1.7).
+// What a file is in a save directory, from its name (formats/README.md §1.7).
 struct SlotRole {
     enum class Kind { slot, quicksave, autosave, backup, temp, other };
     Kind kind = Kind::other;
@@ -38,7 +39,7 @@ SlotRole role_of(std::string_view name) {
     constexpr std::string_view ext = ".spark_save";
     SlotRole r;
     std::string_view stem = name;
-    switch (spark_save::slot_file_kind(name)) { // FORMATS.md 1.7, the one place of the rule
+    switch (spark_save::slot_file_kind(name)) { // formats/README.md §1.7, the one place of the rule
     case spark_save::SlotFile::backup:
         r.kind = SlotRole::Kind::backup;
         stem.remove_suffix(4);
@@ -56,7 +57,7 @@ SlotRole role_of(std::string_view name) {
     }
     stem.remove_suffix(ext.size());
     r.slot = std::string(stem);
-    r.valid_name = spark_save::is_valid_slot_name(stem); // FORMATS.md 1.7
+    r.valid_name = spark_save::is_valid_slot_name(stem); // formats/README.md §1.7
     if (r.kind == SlotRole::Kind::slot) {
         int index = -1;
         switch (spark_save::slot_role(stem, &index)) { // 1.7: the reserved slots
@@ -147,16 +148,22 @@ const InfoField* field(const std::vector<InfoField>& fields, std::string_view ke
 
 std::string integrity_text(const FileInfo& fi) {
     const Summary& s = fi.summary;
-    if (s.integrity == "verified")
+    switch (s.integrity) {
+    case Integrity::verified:
         return fmt::format("checksum verified (crc32 {:#010x})", s.checksum.value_or(0));
-    if (s.integrity == "mismatch") return "CHECKSUM MISMATCH";
-    if (s.integrity == "none")
+    case Integrity::mismatch:
+        return "CHECKSUM MISMATCH";
+    case Integrity::none:
         return fmt::format("no checksum ({} v{} has none)", fi.format->name, s.version);
-    return s.integrity;
+    case Integrity::unknown:
+        break;
+    }
+    return std::string(integrity_name(s.integrity));
 }
 
-// Whether a file's name makes it a save of the directory (FORMATS.md 1.7): `<slot>.spark_save`
-// (reserved slots included) or its `.bak`, which the engine reads as a save whatever it holds.
+// Whether a file's name makes it a save of the directory (formats/README.md §1.7):
+// `<slot>.spark_save` (reserved slots included) or its `.bak`, which the engine reads as a save
+// whatever it holds.
 bool named_as_save(const SlotRole& r) {
     return r.kind != SlotRole::Kind::other && r.kind != SlotRole::Kind::temp;
 }
@@ -179,7 +186,7 @@ std::string status_text(const FileInfo& fi) {
         const Error* e = s.findings.first_error();
         return "INVALID: " + std::string(code_name(e->code));
     }
-    return s.engine_loads ? "ok" : "ok, " + std::string(engine_verdict(s));
+    return s.engine_loads ? "ok" : "ok, " + s.engine_verdict;
 }
 
 void print_fields(Printer& p, std::string_view key, const std::vector<InfoField>& fields) {
@@ -205,7 +212,7 @@ void print_file(Printer& p, const FileInfo& fi) {
     if (!fi.format) {
         p.null("format");
         if (fi.role && named_as_save(*fi.role)) {
-            // Named as a save of the directory (FORMATS.md 1.7): the engine would try it.
+            // Named as a save of the directory (formats/README.md §1.7): the engine would try it.
             p.boolean("valid", false);
             p.boolean("engineLoads", false);
             p.string("engine", "cannot read it: " + unreadable_text(fi));
@@ -217,7 +224,7 @@ void print_file(Printer& p, const FileInfo& fi) {
     p.string("format", fi.format->name);
     p.number("version", s.version_known ? std::optional<std::uint64_t>(s.version) : std::nullopt);
     p.number("size", s.size);
-    p.string("integrity", s.integrity);
+    p.string("integrity", integrity_name(s.integrity));
     if (s.checksum) p.string("checksum", fmt::format("{:#010x}", *s.checksum));
     p.boolean("valid", !s.findings.has_errors());
     p.boolean("engineLoads", s.engine_loads);
@@ -338,7 +345,7 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
             status += fmt::format(" (autosave {})", r.autosave);
             break;
         case SlotRole::Kind::backup:
-            // FORMATS.md 1.7: the engine falls back to the .bak with its own reader, which
+            // formats/README.md §1.7: the engine falls back to the .bak with its own reader, which
             // refuses what it does not load (v1/v2: needs migration, 1.4).
             if (!fi.format)
                 status = "backup: " + status + ": the engine cannot fall back to it";
@@ -346,7 +353,7 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
                 status = "backup: INVALID, the engine cannot fall back to it";
             else if (!fi.summary.engine_loads)
                 status = "backup: valid, but the engine cannot fall back to it (" +
-                         std::string(engine_verdict(fi.summary)) + ")";
+                         fi.summary.engine_verdict + ")";
             else
                 status = "backup: valid, the engine can fall back to it";
             break;
@@ -408,7 +415,7 @@ int run_info(const InfoOptions& o) {
                     continue;
                 }
                 // A stale .tmp is listed whatever it holds, and so is a file named as a save
-                // (`<slot>.spark_save`, its .bak: FORMATS.md 1.7) that is none: the engine
+                // (`<slot>.spark_save`, its .bak: formats/README.md §1.7) that is none: the engine
                 // cannot read it. Other files only when they are saves.
                 if (!fi.format && role.kind != SlotRole::Kind::temp && !named_as_save(role)) {
                     ++skipped;

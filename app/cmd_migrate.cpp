@@ -1,7 +1,8 @@
-// `sparksave migrate` (CLI.md): bring saves up to the version the current engine loads, safely
-// and in parallel. Every output is written to a temporary file beside its destination, flushed,
-// read back and verified as a valid file of the target version, and only then renamed into
-// place; a file that fails leaves the input and any existing output exactly as they were.
+// `sparksave migrate` (sparksave-migrate(1)): bring saves up to the version the current engine
+// loads, safely and in parallel. Every output is written to a temporary file beside its
+// destination, flushed, read back and verified as a valid file of the target version, and only then
+// renamed into place; a file that fails leaves the input and any existing output exactly as they
+// were.
 #include "commands.hpp"
 #include "common.hpp"
 
@@ -126,8 +127,8 @@ int run_migrate(const MigrateOptions& o) {
         [to_stdout](std::string_view text) {
             if (!to_stdout) {
                 // Each file's record goes out at once: a closed pipe (`migrate ... | head -1`) is
-                // noticed at the next file, so no new work starts after it (CLI.md
-                // "Everywhere").
+                // noticed at the next file, so no new work starts after it
+                // (sparksave(1) EXIT STATUS).
                 out(text);
                 out_flush();
                 return;

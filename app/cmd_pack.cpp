@@ -1,6 +1,6 @@
-// `sparksave pack [-o FILE] JSON` (CLI.md): the inverse of `dump --json`. Builds the file the
-// JSON describes (format and version are in it), recomputes checksums, reads the result back
-// with the format's reader and refuses to write anything that breaks a rule of its format and
+// `sparksave pack [-o FILE] JSON` (sparksave-pack(1)): the inverse of `dump --json`. Builds the
+// file the JSON describes (format and version are in it), recomputes checksums, reads the result
+// back with the format's reader and refuses to write anything that breaks a rule of its format and
 // version. Writing is atomic.
 #include "commands.hpp"
 #include "common.hpp"
@@ -49,7 +49,8 @@ std::optional<std::string> leading_format(std::string_view t) {
 constexpr std::uint64_t k_max_json = 8ull << 30;
 
 int run_pack(const PackOptions& o) {
-    const bool to_stdout = o.output.empty() || o.output == "-"; // CLI.md: `-o -` is stdout
+    const bool to_stdout =
+        o.output.empty() || o.output == "-"; // sparksave-pack(1): `-o -` is stdout
     if (to_stdout && ::isatty(STDOUT_FILENO) == 1) {
         message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the "
                 "output");

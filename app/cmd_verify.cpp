@@ -1,5 +1,5 @@
-// `sparksave verify [--json] [--quiet] [--strict] [--jobs N] PATH...` (CLI.md): is this save
-// intact, and will the engine load it?
+// `sparksave verify [--json] [--quiet] [--strict] [--jobs N] PATH...` (sparksave-verify(1)): is
+// this save intact, and will the engine load it?
 #include "commands.hpp"
 #include "common.hpp"
 
@@ -28,8 +28,8 @@ struct FileResult {
     Error load_error;
 };
 
-// The engine's companions of a slot are checked as what they are (CLI.md "Everywhere",
-// FORMATS.md §1.7): the engine's fallback revision, or a write it never finished.
+// The engine's companions of a slot are checked as what they are (sparksave-verify(1),
+// formats/README.md §1.7): the engine's fallback revision, or a write it never finished.
 std::string_view companion_label(FileList::Role role) {
     switch (role) {
     case FileList::Role::engine_backup:
@@ -42,8 +42,8 @@ std::string_view companion_label(FileList::Role role) {
     return {};
 }
 
-// A file's record (CLI.md verify): with --quiet, text shows a failing file only, and of its
-// findings the ones that fail it; JSON shows everything.
+// A file's record (sparksave-verify(1) OUTPUT): with --quiet, text shows a failing file only, and
+// of its findings the ones that fail it; JSON shows everything.
 void print_result(Printer& p, const FileResult& r, const VerifyOptions& o) {
     auto record = p.record();
     const bool loaded = r.format && !r.unreadable;

@@ -62,9 +62,10 @@ void write_stdout(std::string_view text) {
         ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
         if (n < 0) {
             if (errno == EINTR) continue;
-            // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. CLI.md: a closed
-            // pipe ends the program quietly, with no temporary file left and no new work, and
-            // with the status the work so far earned (141, as SIGPIPE, when it earned 0).
+            // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. sparksave(1) EXIT
+            // STATUS: a closed pipe ends the program quietly, with no temporary file left and no
+            // new work, and with the status the work so far earned (141, as SIGPIPE, when it earned
+            // 0).
             const int err = errno;
             if (err != EPIPE)
                 std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n",

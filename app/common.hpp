@@ -21,7 +21,7 @@
 
 namespace sparksave::app {
 
-// Exit status, the same for every command (CLI.md "Everywhere").
+// Exit status, the same for every command (sparksave(1) EXIT STATUS).
 inline constexpr int k_exit_ok = 0;      // valid / identical / up to date / written
 inline constexpr int k_exit_finding = 1; // invalid file, difference, needs migration, failed
 inline constexpr int k_exit_trouble = 2; // bad usage, unreadable path, internal error
@@ -78,7 +78,7 @@ bool unreported_changes();
 using FileList = InputList;
 FileList collect_files(const std::vector<std::string>& paths);
 
-// What the work done so far earned, for a closed standard output (CLI.md "Everywhere": the
+// What the work done so far earned, for a closed standard output (sparksave(1) EXIT STATUS: the
 // program then ends quietly with 1 when a finding was known, 2 for trouble, else 141). Commands
 // record each file's status as they learn it, before they print it.
 void record_status(int exit_code);

@@ -115,9 +115,10 @@ std::unique_ptr<Printer> text_printer(Printer::Sink sink, bool color);
 std::unique_ptr<Printer> json_printer(Printer::Sink sink,
                                       Printer::JsonLayout layout = Printer::JsonLayout::lines);
 
-// One finding, for both back-ends: the JSON object of CLI.md (severity, code, message, offset,
-// line and column for text formats, path) as an element of the array open, and its text line
-// (describe_finding) unless `text` is false (verify --quiet hides it; JSON shows every one).
+// One finding, for both back-ends: the JSON object of sparksave-verify(1) OUTPUT (severity, code,
+// message, offset, line and column for text formats, path) as an element of the array open, and its
+// text line (describe_finding) unless `text` is false (verify --quiet hides it; JSON shows every
+// one).
 void print_finding(Printer& p, const Error& finding, bool text = true);
 
 } // namespace sparksave::app

@@ -1,6 +1,7 @@
 // Deterministic generator of realistic `.spark_save` files for the benchmark (issue: a big
 // v4 save of ~256 MiB with some 400,000 entities, the same content as v1, and many small saves
-// of mixed versions). Written from FORMATS.md with its own encoder, not the library's writer.
+// of mixed versions). Written from formats/README.md with its own encoder, not the library's
+// writer.
 //
 //   gen_saves big   OUT VERSION [ENTITIES] [SEED]   one save (default 400000 entities)
 //   gen_saves small DIR COUNT [SEED]                COUNT ~20 KB saves, versions 1..4

@@ -1,5 +1,5 @@
-// The format table: every format sparksave reads, in detection order (DESIGN.md: an explicit
-// table, not self-registering statics). Adding a format means adding its row here.
+// The format table: every format sparksave reads, in detection order (README "How it is built": an
+// explicit table, not self-registering statics). Adding a format means adding its row here.
 #include "gmsv/spec.hpp"
 #include "spark_kv/spec.hpp"
 #include "spark_save/spec.hpp"
@@ -52,7 +52,7 @@ const FormatInfo k_formats[] = {
         .to_json = text_archive::to_json,
         .from_json = text_archive::from_json,
     },
-    // tess world archive (FORMATS.md 4): the 8-byte magic "TESSWLD\0".
+    // tess world archive (formats/README.md §4): the 8-byte magic "TESSWLD\0".
     {
         .id = FormatId::tess_world,
         .name = "tess_world",
@@ -66,7 +66,7 @@ const FormatInfo k_formats[] = {
         .to_json = tess_world::to_json,
         .from_json = tess_world::from_json,
     },
-    // GMSV save (FORMATS.md 5, the ECS save-system design of seed 003): the magic "GMSV".
+    // GMSV save (formats/README.md §5, the ECS save-system design of seed 003): the magic "GMSV".
     {
         .id = FormatId::gmsv,
         .name = "gmsv",
@@ -80,8 +80,8 @@ const FormatInfo k_formats[] = {
         .to_json = gmsv::to_json,
         .from_json = gmsv::from_json,
     },
-    // spark-kv (FORMATS.md 3): a v2 store is recognised by its marker line `#!spark-kv-v2`; a
-    // legacy store has no signature at all, so it is recognised conservatively, by the shape of
+    // spark-kv (formats/README.md §3): a v2 store is recognised by its marker line `#!spark-kv-v2`;
+    // a legacy store has no signature at all, so it is recognised conservatively, by the shape of
     // every line of the head (one `key<TAB>value` each, keys without spaces, no NUL byte; see
     // formats/spark_kv/read.cpp). That rule must never take another format's file: keep this row
     // after every format that has a magic number or a fixed first line.

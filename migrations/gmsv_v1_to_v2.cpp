@@ -1,5 +1,5 @@
-// gmsv 1 -> 2 (FORMATS.md 5, seed 003 VersionMigrator.MigrateV1ToV2): every entity without an
-// Inventory (type 3) gets an empty one, `new Inventory(Array.Empty<int>())`, appended after its
+// gmsv 1 -> 2 (formats/README.md §5, seed 003 VersionMigrator.MigrateV1ToV2): every entity without
+// an Inventory (type 3) gets an empty one, `new Inventory(Array.Empty<int>())`, appended after its
 // other components (the design sets entity.Components[3], which a Dictionary enumerates last).
 //
 // "Empty" in the file's own form of component data (seed 003, "Binary vs JSON Serialization"):

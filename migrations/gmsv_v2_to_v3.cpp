@@ -1,5 +1,5 @@
-// gmsv 2 -> 3 (FORMATS.md 5, seed 003 VersionMigrator.MigrateV2ToV3): Position changes from int
-// to float. In JSON data, the members X and Y (matched without regard to case, as a lenient
+// gmsv 2 -> 3 (formats/README.md §5, seed 003 VersionMigrator.MigrateV2ToV3): Position changes from
+// int to float. In JSON data, the members X and Y (matched without regard to case, as a lenient
 // System.Text.Json reader would) that are integer literals become float literals with a
 // fraction, `{"X":1,"Y":2}` -> `{"X":1.0,"Y":2.0}`; everything else in the text stays byte for
 // byte. The value is the int32 converted to float32, so an integer beyond 2^24 is rounded as the

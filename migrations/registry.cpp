@@ -1,5 +1,6 @@
-// Every migration step, grouped by format, in chain order (DESIGN.md: one explicit table).
-// tests/unit/test_migrate.cpp proves each format's chain is contiguous up to its current version.
+// Every migration step, grouped by format, in chain order (README "How it is built": one explicit
+// table). tests/unit/test_migrate.cpp proves each format's chain is contiguous up to its current
+// version.
 #include "steps.hpp"
 
 #include "sparksave/migrate.hpp"

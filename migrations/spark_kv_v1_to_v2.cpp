@@ -1,7 +1,7 @@
-// spark_kv 1 -> 2 (FORMATS.md 3): a legacy store becomes a `#!spark-kv-v2` store: the marker line,
-// and every key and value escaped (`\` -> `\\`, TAB -> `\t`). The records keep their order, their
-// duplicates (the last of a key still wins) and their exact meaning: a legacy value is literal,
-// so `C:\new` is written `C:\\new` and still reads as `C:\new`.
+// spark_kv 1 -> 2 (formats/README.md §3): a legacy store becomes a `#!spark-kv-v2` store: the
+// marker line, and every key and value escaped (`\` -> `\\`, TAB -> `\t`). The records keep their
+// order, their duplicates (the last of a key still wins) and their exact meaning: a legacy value is
+// literal, so `C:\new` is written `C:\\new` and still reads as `C:\new`.
 //
 // What cannot be carried over without losing data silently makes the step fail, with the node:
 // a non-empty line without a TAB. The engine skips it, so its text survives only until the

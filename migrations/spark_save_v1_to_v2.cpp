@@ -1,7 +1,7 @@
-// spark_save 1 -> 2 (FORMATS.md 1.6): insert an empty screenshotPath line after playerClass.
-// The block is rewritten one field a line with position on one line; every token keeps its
-// text, and anything after playerDeaths is kept for the v3/v4 rules to judge. The block is in the
-// file's head: the step applies to the head (migrate.hpp MigrationStep).
+// spark_save 1 -> 2 (formats/README.md §1.6): insert an empty screenshotPath line after
+// playerClass. The block is rewritten one field a line with position on one line; every token keeps
+// its text, and anything after playerDeaths is kept for the v3/v4 rules to judge. The block is in
+// the file's head: the step applies to the head (migrate.hpp MigrationStep).
 #include "steps.hpp"
 
 #include "spark_save/tree.hpp"

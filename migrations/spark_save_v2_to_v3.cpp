@@ -1,5 +1,5 @@
-// spark_save 2 -> 3 (FORMATS.md 1.6): v3 added the Transform hierarchy. A v3 reader treats a
-// Transform without `parent` as a root; sparksave makes that explicit with parent = -1 as the
+// spark_save 2 -> 3 (formats/README.md §1.6): v3 added the Transform hierarchy. A v3 reader treats
+// a Transform without `parent` as a root; sparksave makes that explicit with parent = -1 as the
 // last property. v3 also makes the custom-state count mandatory and refuses bytes after the
 // data, so what the v2 reader ignored is dropped here, and said so. The Transforms are in the
 // items, the rest in the tail (migrate.hpp MigrationStep).

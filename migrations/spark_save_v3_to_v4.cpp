@@ -1,5 +1,5 @@
-// spark_save 3 -> 4 (FORMATS.md 1.6): the same payload with a CRC-32 trailer. The v4 rules of
-// 1.4 are enforced by migrate() reading the result back with the one reader that has them, so
+// spark_save 3 -> 4 (formats/README.md §1.6): the same payload with a CRC-32 trailer. The v4 rules
+// of 1.4 are enforced by migrate() reading the result back with the one reader that has them, so
 // this step only drops a stale checksum node (in the tail); the writer appends the trailer.
 #include "steps.hpp"
 

@@ -1,5 +1,5 @@
-// tess_world 1 -> 2 (FORMATS.md 4.4): drop the chunk-state byte from every record prefix. The
-// version becomes 2 (migrate() sets it) and the writer recomputes the body size and the CRC-32;
+// tess_world 1 -> 2 (formats/README.md §4.4): drop the chunk-state byte from every record prefix.
+// The version becomes 2 (migrate() sets it) and the writer recomputes the body size and the CRC-32;
 // every other header field, the tess library version included, stays as it was. A chunk state
 // above 1 is refused (4.3: the v1 reader said InvalidChunk), so only files tess 0.12 loaded move.
 #include "steps.hpp"

@@ -32,7 +32,7 @@ bool regenerate();
 // string when equal, else a description of the first difference.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);
 
-// The node at a node path (CLI.md syntax); the test fails when the path does not parse or
+// The node at a node path (sparksave(1) NODE PATHS); the test fails when the path does not parse or
 // names no node.
 NodeId at(const Document& doc, const char* path);
 // Its value text.
@@ -40,7 +40,8 @@ std::string value_at(const Document& doc, const char* path);
 
 // A random `.spark_save` of `version`, valid by construction, with the corners the format
 // allows: empty and maximum-length strings, non-UTF-8 bytes, unordered keys, a hierarchy (v3+),
-// and for v1/v2 trailing bytes or no custom-state count. Its own encoder, from FORMATS.md 1.1.
+// and for v1/v2 trailing bytes or no custom-state count. Its own encoder, from formats/README.md
+// §1.1.
 std::string random_spark_save(std::mt19937& rng, std::uint32_t version);
 
 } // namespace sparksave::test

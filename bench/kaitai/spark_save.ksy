@@ -1,4 +1,4 @@
-# Kaitai Struct description of the SparkEngine .spark_save layout (FORMATS.md 1.1), for the
+# Kaitai Struct description of the SparkEngine .spark_save layout (formats/README.md §1.1), for the
 # benchmark: the generic parser a team would reach for. Compiled to JavaScript by
 # bench/kaitai/compile.js and run with node by bench/kaitai/parse.js. It parses v3/v4 files and
 # v1/v2 files that have a custom-state count; it checks nothing (no limits, no duplicates, no

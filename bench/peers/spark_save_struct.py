@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The straightforward .spark_save reader a team would write with Python's struct module
-(FORMATS.md 1.1): reads every field into dicts, checks the v4 CRC-32 with zlib, checks nothing
+(formats/README.md §1.1): reads every field into dicts, checks the v4 CRC-32 with zlib, checks nothing
 else. A peer for the benchmark, not part of sparksave. Usage: spark_save_struct.py FILE"""
 import struct
 import sys

@@ -1,6 +1,7 @@
 // Helpers every format's reader and writer share, written once: the counted nouns and file
-// excerpts of messages (CLI.md "Severity": messages say expected vs found) and the places and
-// builders of findings (at a byte offset in a binary file, at line:column in a text file).
+// excerpts of messages (sparksave-verify(1) SEVERITY: messages say expected vs found) and the
+// places and builders of findings (at a byte offset in a binary file, at line:column in a text
+// file).
 #pragma once
 
 #include "sparksave/error.hpp"

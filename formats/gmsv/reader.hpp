@@ -1,5 +1,5 @@
-// The GMSV reader: one pass over the bytes that applies every check of spec.hpp (FORMATS.md 5)
-// and reports what it reads to a Sink. The tree builder (read.cpp) and the summary for
+// The GMSV reader: one pass over the bytes that applies every check of spec.hpp (formats/README.md
+// §5) and reports what it reads to a Sink. The tree builder (read.cpp) and the summary for
 // `info`/`verify` (summarize.cpp) are sinks, so every rule lives here, once.
 //
 // The members a sink may define are those of SinkDefaults, below.

@@ -1,4 +1,4 @@
-// The GMSV rules the reader, the writer and pack share (FORMATS.md 5): path builders and
+// The GMSV rules the reader, the writer and pack share (formats/README.md §5): path builders and
 // message helpers. The reader template (reader.hpp) includes this; files that only need a
 // helper include this alone.
 #pragma once

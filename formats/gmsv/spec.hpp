@@ -1,5 +1,5 @@
 // GMSV save (the ECS save-system design of seed 003): the grammar, the checks, the limits and
-// the tree sparksave builds from it. Source of truth: ../shared/spec/FORMATS.md section 5; the
+// the tree sparksave builds from it. Source of truth: formats/README.md §5; the
 // design itself is ../shared/seeds/003_*.txt (C#, .NET BinaryWriter, little-endian).
 //
 // Layout (5):

@@ -67,17 +67,20 @@ Summary summarize(std::string_view bytes) {
     s.version = reader.version();
     s.version_known = reader.version_known();
     s.checksum = reader.stored_crc();
-    s.integrity = !reader.crc_checked() ? "unknown" : reader.crc_ok() ? "verified" : "mismatch";
+    s.integrity = !reader.crc_checked() ? Integrity::unknown
+                  : reader.crc_ok()     ? Integrity::verified
+                                        : Integrity::mismatch;
     if (s.findings.has_errors()) {
         s.engine_loads = false;
-        s.engine_note = "refuses it: the file is invalid";
+        s.engine_note = s.engine_verdict = "refuses it: the file is invalid";
     } else if (s.version < k_current_version) {
         s.engine_loads = true;
+        s.engine_verdict = "loads it";
         s.engine_note = fmt::format(
             "loads it (the design's VersionMigrator upgrades v{} to v3 in memory)", s.version);
     } else {
         s.engine_loads = true;
-        s.engine_note = "loads it";
+        s.engine_note = s.engine_verdict = "loads it";
     }
     return s;
 }

@@ -1,4 +1,4 @@
-// Writing the tree back to GMSV bytes (layout: spec.hpp, FORMATS.md 5). The entity and
+// Writing the tree back to GMSV bytes (layout: spec.hpp, formats/README.md §5). The entity and
 // component counts are the lists' lengths and the CRC-32 of the data section is recomputed;
 // component data is written exactly as the nodes hold it.
 #include "dotnet.hpp"

@@ -1,5 +1,5 @@
-// The escaping of FORMATS.md 3, in one place: the reader decodes with it, and the writer and
-// pack encode with it and check whether a line's exact text still says what the tree says.
+// The escaping of formats/README.md §3, in one place: the reader decodes with it, and the writer
+// and pack encode with it and check whether a line's exact text still says what the tree says.
 #pragma once
 
 #include "spec.hpp"
@@ -25,8 +25,8 @@ inline char unescaped(char c) noexcept {
     return c == 't' ? '\t' : c == 'n' ? '\n' : '\\';
 }
 
-// Decodes a v2 key or value as the engine reads it (FORMATS.md 3): `\\`, `\t`, `\n` become a
-// backslash, TAB, LF; any other backslash (an unknown escape, or one ending the text) is kept
+// Decodes a v2 key or value as the engine reads it (formats/README.md §3): `\\`, `\t`, `\n` become
+// a backslash, TAB, LF; any other backslash (an unknown escape, or one ending the text) is kept
 // verbatim, and bad(i) is called with its index in `raw`. Appends to `out`.
 template <class Bad> void decode_v2(std::string_view raw, std::string& out, Bad&& bad) {
     std::size_t i = 0;
@@ -85,8 +85,8 @@ inline bool line_says(std::string_view raw, std::string_view key, std::string_vi
            decodes_to(raw.substr(tab + 1), value, version);
 }
 
-// What a legacy line cannot hold (FORMATS.md 3: no escaping): empty when `key` and `value` fit,
-// else what is wrong with them.
+// What a legacy line cannot hold (formats/README.md §3: no escaping): empty when `key` and `value`
+// fit, else what is wrong with them.
 inline std::string_view legacy_misfit(std::string_view key, std::string_view value) noexcept {
     if (key.find('\t') != std::string_view::npos) return "a TAB in the key";
     if (key.find('\n') != std::string_view::npos) return "a line feed in the key";
@@ -94,7 +94,7 @@ inline std::string_view legacy_misfit(std::string_view key, std::string_view val
     return {};
 }
 
-// What a line without a TAB cannot hold (FORMATS.md 3): a TAB or a line feed (it would read
+// What a line without a TAB cannot hold (formats/README.md §3): a TAB or a line feed (it would read
 // back as a record, or as two lines) and, as the first line of a legacy store, the v2 marker
 // (the store would read back as v2). Empty when `text` fits, else the message.
 inline std::string no_tab_misfit(std::string_view text, bool first_line) {
@@ -111,7 +111,7 @@ inline std::string no_tab_misfit(std::string_view text, bool first_line) {
     return {};
 }
 
-// An empty last line without its LF would be no line at all (FORMATS.md 3).
+// An empty last line without its LF would be no line at all (formats/README.md §3).
 inline constexpr std::string_view k_empty_last_line =
     "expected the last line to end with a line feed: an empty last line without one is no line "
     "at all";

@@ -145,8 +145,8 @@ class TreeSink {
     std::uint64_t views_ = 0;
 };
 
-// FORMATS.md 3 gives a legacy store no signature, so it is recognised conservatively, by what the
-// engine's writer makes. In the head (the first k_detect_bytes):
+// formats/README.md §3 gives a legacy store no signature, so it is recognised conservatively, by
+// what the engine's writer makes. In the head (the first k_detect_bytes):
 //   - no NUL byte (every binary save has some in its header);
 //   - every line with a TAB is a record as a legacy writer writes it: exactly one TAB (the writer
 //     cut values at a TAB, so two TABs is a table, not a store) after a key that is one token,

@@ -1,5 +1,5 @@
-// The spark-kv reader: one pass over the lines that applies every rule of FORMATS.md 3 (the list
-// is in spec.hpp) and reports what it reads to a Sink. The tree builder and the summary of
+// The spark-kv reader: one pass over the lines that applies every rule of formats/README.md §3 (the
+// list is in spec.hpp) and reports what it reads to a Sink. The tree builder and the summary of
 // `info`/`verify` are sinks, so every rule lives here, once. Every line is looked at a constant
 // number of times, so reading is linear in the file size.
 //
@@ -53,7 +53,7 @@ template <class Sink> class Reader {
             sink_.on_end(true);
             return false;
         }
-        // The marker line (FORMATS.md 3): exactly `#!spark-kv-v2`, or the store is legacy.
+        // The marker line (formats/README.md §3): exactly `#!spark-kv-v2`, or the store is legacy.
         std::size_t pos = 0;
         bool final_lf = true;
         const std::size_t nl = data_.find('\n');
@@ -115,8 +115,8 @@ template <class Sink> class Reader {
         const std::uint64_t index = index_++;
         const std::size_t tab = text.find('\t');
         if (tab == npos) {
-            // FORMATS.md 3: the engine skips a line without a TAB. An empty line loses nothing;
-            // a marker-like first line was reported already.
+            // formats/README.md §3: the engine skips a line without a TAB. An empty line loses
+            // nothing; a marker-like first line was reported already.
             if (!text.empty() && !(marker_like_ && line_no_ == 1))
                 add(
                     ErrorCode::missing_tab, Severity::warning, {line_no_, 1},
@@ -160,7 +160,7 @@ template <class Sink> class Reader {
         check_token(key_raw, e.offset, true, path);
         check_token(value_raw, e.value_offset, false, path);
 
-        // FORMATS.md 3: keys are unique, a later line replaces an earlier one.
+        // formats/README.md §3: keys are unique, a later line replaces an earlier one.
         auto [it, inserted] = seen_.try_emplace(e.key, line_no_);
         if (!inserted) {
             const std::uint32_t lost = it->second;
@@ -211,7 +211,7 @@ template <class Sink> class Reader {
         });
     }
 
-    // FORMATS.md 3: CR is not escaped, so a CR stays part of the key or value.
+    // formats/README.md §3: CR is not escaped, so a CR stays part of the key or value.
     template <class PathFn>
     void check_cr(std::string_view raw, std::size_t base, std::string_view what,
                   const PathFn& path) {
@@ -226,8 +226,8 @@ template <class Sink> class Reader {
         });
     }
 
-    // FORMATS.md 3: the placeholder bug. Tokens are made of characters no escape changes, so
-    // searching the raw text finds exactly the tokens of the decoded text, at file columns.
+    // formats/README.md §3: the placeholder bug. Tokens are made of characters no escape changes,
+    // so searching the raw text finds exactly the tokens of the decoded text, at file columns.
     template <class PathFn>
     void check_token(std::string_view raw, std::size_t base, bool key, const PathFn& path) {
         std::size_t length = 0;

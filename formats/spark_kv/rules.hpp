@@ -1,5 +1,5 @@
-// The spark-kv rules the reader, the writer and the tests share (FORMATS.md 3): the predicates
-// on keys, values and slots, the events a reader reports and message helpers. The reader
+// The spark-kv rules the reader, the writer and the tests share (formats/README.md §3): the
+// predicates on keys, values and slots, the events a reader reports and message helpers. The reader
 // template (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 
@@ -19,7 +19,7 @@
 
 namespace sparksave::spark_kv {
 
-// The MMO record conventions of FORMATS.md 3 (spec.hpp).
+// The MMO record conventions of formats/README.md §3 (spec.hpp).
 enum class Mmo : std::uint8_t { none, character, inventory };
 
 inline bool is_digits(std::string_view s) noexcept {
@@ -29,7 +29,7 @@ inline bool is_digits(std::string_view s) noexcept {
     return true;
 }
 
-// An unsubstituted query parameter: `%` or `?` and digits (FORMATS.md 3).
+// An unsubstituted query parameter: `%` or `?` and digits (formats/README.md §3).
 inline bool is_token(std::string_view s) noexcept {
     return s.size() >= 2 && (s[0] == '%' || s[0] == '?') && is_digits(s.substr(1));
 }

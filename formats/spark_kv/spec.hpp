@@ -1,8 +1,8 @@
 // spark-kv store (the SparkEngine AsyncDatabase file fallback): the grammar, the limits, the
-// checks and the tree sparksave builds from it. Source of truth: ../shared/spec/FORMATS.md
+// checks and the tree sparksave builds from it. Source of truth: formats/README.md
 // section 3 (and the AsyncDatabase notes it was worked out from).
 //
-// Grammar (FORMATS.md 3):
+// Grammar (formats/README.md §3):
 //
 //   v2:      "#!spark-kv-v2\n" { escape(key) "\t" escape(value) "\n" }
 //   legacy:  { key "\t" value "\n" }                    no marker line, no escaping
@@ -17,7 +17,7 @@
 // line is exactly `#!spark-kv-v2`). The engine reads any other first line as the start of a
 // legacy store.
 //
-// What the engine does with what it reads, and so what verify reports (FORMATS.md 3):
+// What the engine does with what it reads, and so what verify reports (formats/README.md §3):
 //
 //   errors (the engine misreads the store)         code
 //   ---------------------------------------------  -------------------
@@ -61,8 +61,8 @@
 //   an MMO record that does not have its           record_shape
 //     documented shape (below)
 //
-// MMO record conventions (FORMATS.md 3). <id> is a decimal id, or an unsubstituted token (the
-// placeholder bug above writes `character_%1` as a character record):
+// MMO record conventions (formats/README.md §3). <id> is a decimal id, or an unsubstituted token
+// (the placeholder bug above writes `character_%1` as a character record):
 //   character_<id>   15 `|`-separated fields: name|accountId|level|xp|areaId|posX|posY|posZ|
 //                    rotY|health|maxHealth|mana|maxMana|playTime|currency. 14 fields is the
 //                    legacy form without accountId (a warning of its own: the current module
@@ -127,8 +127,8 @@ inline constexpr std::uint32_t k_current_version = k_version_v2;
 
 // Limits. The engine has none; these keep a hostile file from costing more than a real store.
 // A file above this is refused before it is read: the engine keeps the whole store in memory
-// and rewrites it whole on every change (FORMATS.md 3), so real stores (an MMO's characters,
-// inventories, reputations) are kilobytes to a few megabytes.
+// and rewrites it whole on every change (formats/README.md §3), so real stores (an MMO's
+// characters, inventories, reputations) are kilobytes to a few megabytes.
 inline constexpr std::uint64_t k_max_file_size = 64ull << 20;
 // Lines (records and lines without a TAB): each is a tree node (about 40 bytes) and a key in the
 // duplicate map, so this bounds a read at ~200 MB however short the lines are.
@@ -148,7 +148,7 @@ inline constexpr std::string_view k_records = "records";
 inline constexpr std::string_view k_text = "text";
 inline constexpr std::string_view k_no_tab_tag = "line without a TAB (skipped by the engine)";
 
-// MMO record conventions (FORMATS.md 3).
+// MMO record conventions (formats/README.md §3).
 inline constexpr std::string_view k_character_prefix = "character_";
 inline constexpr std::string_view k_inventory_prefix = "inventory_";
 inline constexpr std::array<std::string_view, 15> k_character_fields = {

@@ -72,22 +72,22 @@ Summary summarize(std::string_view bytes) {
     Reader<SummarySink> reader(bytes, s.findings, sink);
     reader.run();
     sink.finish(s);
-    s.integrity = "none"; // FORMATS.md 3: the format has no checksum
+    s.integrity = Integrity::none; // formats/README.md §3: the format has no checksum
     bool misread = false;
     for (const auto& f : s.findings.items())
         if (f.code == ErrorCode::unsupported_version) misread = true;
-    // FORMATS.md §3: the engine refuses no store; it reads every line it can and skips or keeps
-    // verbatim what it cannot, so a store with errors loads but is misread (CLI.md "Severity").
+    // formats/README.md §3: the engine refuses no store; it reads every line it can and skips or
+    // keeps verbatim what it cannot, so a store with errors loads but is misread
+    // (sparksave-verify(1) SEVERITY).
+    s.engine_loads = true;
+    s.engine_verdict = misread || s.findings.has_errors() ? "loads it but misreads it" : "loads it";
     if (misread) {
-        s.engine_loads = true;
         s.engine_note = "loads it but misreads it: the first line is not exactly the marker " +
                         std::string(k_marker) +
                         ", so it reads a legacy store and decodes no escape";
     } else if (s.findings.has_errors()) {
-        s.engine_loads = true;
         s.engine_note = "loads it but misreads it (see the errors)";
     } else {
-        s.engine_loads = true;
         s.engine_note =
             s.version == k_version_v2
                 ? "loads it"

@@ -1,6 +1,6 @@
-// Writing the tree back to spark-kv bytes (FORMATS.md 3; the tree: spec.hpp): the marker line for
-// v2, then one line per child of `records`, LF after each (after the last only when the file
-// had it). A record keeps its exact text from the file while that text still reads back as the
+// Writing the tree back to spark-kv bytes (formats/README.md §3; the tree: spec.hpp): the marker
+// line for v2, then one line per child of `records`, LF after each (after the last only when the
+// file had it). A record keeps its exact text from the file while that text still reads back as the
 // record's key and value; otherwise it is written as the engine's writer of the version writes
 // it. Views (decoded MMO fields) are never looked at.
 #include "codec.hpp"

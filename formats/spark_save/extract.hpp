@@ -1,5 +1,5 @@
-// What the engine's `stream >> field` takes from a `.spark_save` metadata block (FORMATS.md 1.2,
-// "How the current engine really reads the numbers"): a model of C++ formatted extraction as
+// What the engine's `stream >> field` takes from a `.spark_save` metadata block (formats/README.md
+// §1.2, "How the current engine really reads the numbers"): a model of C++ formatted extraction as
 // libstdc++ (the engine's Linux build) does it, for the three field types the block has
 // (uint64_t, float, int). The engine reads the block from a std::istringstream in the classic
 // "C" locale (no digit grouping, '.' as the decimal point).
@@ -56,7 +56,7 @@ struct Extraction {
     std::uint64_t u = 0;   // unsigned_integer
     std::int64_t i = 0;    // integer
     float f = 0;           // floating
-    // Floats only, where the engine's builds disagree (FORMATS.md 1.2):
+    // Floats only, where the engine's builds disagree (formats/README.md §1.2):
     bool underflow = false;  // a nonzero number read as 0 or a subnormal (MSVC: likely refused)
     bool hex_prefix = false; // stage 2 stopped at the `x` of `0x` (MSVC reads a hex float)
     bool ok() const noexcept { return fail == Fail::none; }

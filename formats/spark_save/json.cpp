@@ -787,7 +787,7 @@ class DumpReader {
                 root_, "",
                 current_rules(version_)
                     ? fmt::format("expected a member \"customState\" (a v{} file always has its "
-                                  "custom-state count, FORMATS.md 1.4), found none",
+                                  "custom-state count), found none",
                                   version_)
                     : std::string("expected a member \"customState\" (the pairs, or "
                                   "\"customStateAbsent\": true for a file without a "

@@ -1,5 +1,5 @@
-// The `.spark_save` metadata block (FORMATS.md 1.2): the one table of its fields, and the one
-// parser and renderer of the block. The reader, pack, the tree, the JSON and `info` all iterate
+// The `.spark_save` metadata block (formats/README.md §1.2): the one table of its fields, and the
+// one parser and renderer of the block. The reader, pack, the tree, the JSON and `info` all iterate
 // k_meta_fields; a new field is one row here (and its rules, if it has any of its own).
 #pragma once
 
@@ -431,8 +431,8 @@ inline std::string layout_block(std::span<const std::string_view> texts, std::ui
     return out;
 }
 
-// The block in the normalized layout of FORMATS.md 1.6: one field a line, position on one line,
-// each token's text kept; `screenshot` is the text given to each field of the current version
+// The block in the normalized layout of formats/README.md §1.6: one field a line, position on one
+// line, each token's text kept; `screenshot` is the text given to each field of the current version
 // that `meta` lacks (a v1 block's screenshotPath). Whatever followed the last field in `block`
 // (other than whitespace) is kept after it, so the v3/v4 rules still see it. Needs
 // meta.all_present.

@@ -1,5 +1,5 @@
-// The `.spark_save` reader: one pass over the bytes that applies every rule of FORMATS.md 1.4
-// and 1.5 for the file's version and reports what it reads to a Sink. The tree builder, the
+// The `.spark_save` reader: one pass over the bytes that applies every rule of formats/README.md
+// §1.4 and 1.5 for the file's version and reports what it reads to a Sink. The tree builder, the
 // summary used by `info`/`verify` and the payload scan are sinks; so every rule lives here, once.
 //
 // The members a sink may define are those of SinkDefaults, below.
@@ -532,7 +532,8 @@ template <class Sink> class Reader {
                 warning(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
             },
             [this](std::size_t offset, std::string path, std::string message) {
-                // CLI.md "Severity": read, but not as written: an error the engine still loads.
+                // sparksave-verify(1) SEVERITY: read, but not as written: an error the engine still
+                // loads.
                 error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
                 ++misreads_;
             });

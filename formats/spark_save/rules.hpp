@@ -1,5 +1,5 @@
-// The .spark_save rules the reader, pack, stream and the tests share (FORMATS.md 1.4, 1.5): the
-// CRC-32 read as a v4 file, the Transform parent syntax, message helpers. The reader template
+// The .spark_save rules the reader, pack, stream and the tests share (formats/README.md §1.4, 1.5):
+// the CRC-32 read as a v4 file, the Transform parent syntax, message helpers. The reader template
 // (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 

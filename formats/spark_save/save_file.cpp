@@ -1,8 +1,8 @@
 // The engine-facing API (sparksave/save_file.hpp) on the one reader (reader.hpp), the one
 // metadata table and parser (metadata.hpp), the writer (write.cpp), the migration chain
 // (migrate.hpp), the slot-file rules (slots.cpp) and the atomic write (file_io.hpp). No format
-// rule is written again here: each check is the reader's, or a writer rule of FORMATS.md 1.2
-// that the engine's writer (BuildMetadataBlock) applies and no reader can see.
+// rule is written again here: each check is the reader's, or a writer rule of formats/README.md
+// §1.2 that the engine's writer (BuildMetadataBlock) applies and no reader can see.
 #include "reader.hpp"
 #include "spec.hpp"
 
@@ -127,7 +127,7 @@ Result<Metadata> typed(const MetadataBlock& block, std::uint32_t version) {
 
 // --- read_metadata ------------------------------------------------------------------------
 
-// The 12-byte header: magic, version, metaSize (FORMATS.md 1.1).
+// The 12-byte header: magic, version, metaSize (formats/README.md §1.1).
 constexpr std::size_t k_header_size = 12;
 constexpr std::size_t k_first_read = 4096;
 
@@ -335,7 +335,7 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
     if (accept == Accept::engine && !current_rules(sink.version))
         return make_error(ErrorCode::needs_migration,
                           fmt::format("expected version {} or {} (the versions the current engine "
-                                      "loads, FORMATS.md 1.4), found {}: upgrade() it first",
+                                      "loads), found {}: upgrade() it first",
                                       k_oldest_loadable, k_current_version, sink.version),
                           4, "version");
     d->metadata = std::move(**sink.meta);
@@ -415,8 +415,8 @@ Result<std::string> build_block(const Metadata& m) {
             if (const std::size_t at = s->find_first_of("\r\n"); at != std::string::npos)
                 return make_error(ErrorCode::bad_value,
                                   fmt::format("expected {} without a line break (the engine's "
-                                              "writer refuses LF and CR in a metadata string, "
-                                              "FORMATS.md 1.2), found {} at byte {} of {}",
+                                              "writer refuses LF and CR in a metadata "
+                                              "string), found {} at byte {} of {}",
                                               f.name, (*s)[at] == '\n' ? "an LF" : "a CR", at,
                                               display(*s, true)),
                                   k_no_offset, metadata_path(f.name));
@@ -429,7 +429,7 @@ Result<std::string> build_block(const Metadata& m) {
                 if (!std::isfinite(*v))
                     return make_error(ErrorCode::bad_value,
                                       fmt::format("expected a finite number (the engine's writer "
-                                                  "refuses others, FORMATS.md 1.2), found {}",
+                                                  "refuses others), found {}",
                                                   engine_float(*v)),
                                       k_no_offset, metadata_path(f.name, part));
                 texts.push_back(engine_float(*v));
@@ -576,7 +576,8 @@ Result<std::string> SaveWriter::finish() {
     return std::move(*bytes);
 }
 
-// --- Slots (FORMATS.md 1.7) ---------------------------------------------------------------
+// --- Slots (formats/README.md §1.7)
+// ---------------------------------------------------------------
 
 namespace {
 
@@ -591,8 +592,8 @@ fs::path slot_path(const fs::path& dir, std::string_view slot, std::string_view 
 
 Error bad_slot_name(std::string_view slot) {
     return make_error(ErrorCode::bad_usage,
-                      fmt::format("expected a slot name of 1 to 64 characters A-Z a-z 0-9 _ - "
-                                  "(FORMATS.md 1.7), found {}",
+                      fmt::format("expected a slot name of 1 to 64 characters A-Z a-z 0-9 _ -, "
+                                  "found {}",
                                   display(slot, true)));
 }
 

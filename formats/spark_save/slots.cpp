@@ -1,4 +1,4 @@
-// The files of a save directory (FORMATS.md §1.7): which name is a slot's save, the engine's
+// The files of a save directory (formats/README.md §1.7): which name is a slot's save, the engine's
 // backup of it, or its interrupted write.
 #include "sparksave/save_file.hpp"
 #include "sparksave/spark_save.hpp"
@@ -21,7 +21,7 @@ SlotFile slot_file_kind(std::string_view name) noexcept {
 namespace sparksave::spark_save {
 
 bool is_valid_slot_name(std::string_view slot) noexcept {
-    // FORMATS.md 1.7: 1-64 characters of [A-Za-z0-9_-].
+    // formats/README.md §1.7: 1-64 characters of [A-Za-z0-9_-].
     if (slot.empty() || slot.size() > 64) return false;
     for (const char c : slot)
         if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||

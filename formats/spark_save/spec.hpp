@@ -1,7 +1,7 @@
 // SparkEngine `.spark_save`: the grammar, the limits and the tree sparksave builds from it.
-// Source of truth: ../shared/spec/FORMATS.md section 1 (copied in spirit here, sections cited).
+// Source of truth: formats/README.md §1 (copied in spirit here, sections cited).
 //
-// Layout (FORMATS.md 1.1), all integers little-endian:
+// Layout (formats/README.md §1.1), all integers little-endian:
 //
 //   offset 0   char[4]  "SPRK"
 //   offset 4   u32      version                        1..4
@@ -53,7 +53,7 @@ namespace sparksave::spark_save {
 inline constexpr std::string_view k_magic = "SPRK";
 // k_current_version, k_oldest_loadable (1.4): sparksave/spark_save_version.hpp.
 
-// Limits (FORMATS.md 1.4), each the engine's own.
+// Limits (formats/README.md §1.4), each the engine's own.
 inline constexpr std::uint64_t k_min_file_size = 8;
 inline constexpr std::uint64_t k_max_file_size = 512ull << 20;
 inline constexpr std::uint32_t k_max_meta_size = 64u << 10; // v3/v4

@@ -135,10 +135,13 @@ Summary summarize(std::string_view bytes) {
         if (f.code == ErrorCode::checksum_mismatch || f.code == ErrorCode::damaged_version)
             checksum_problem = true;
     if (s.version == k_current_version || checksum_problem)
-        s.integrity = checksum_problem ? "mismatch" : (s.checksum ? "verified" : "unknown");
+        s.integrity = checksum_problem ? Integrity::mismatch
+                      : s.checksum     ? Integrity::verified
+                                       : Integrity::unknown;
     else
-        s.integrity = "none";
-    // CLI.md "Severity": errors are refusals, except misreadings of a file the engine loads.
+        s.integrity = Integrity::none;
+    // sparksave-verify(1) SEVERITY: errors are refusals, except misreadings of a file the engine
+    // loads.
     if (s.findings.error_count() > misreads) {
         s.engine_loads = false;
         s.engine_note = "refuses it: the file is invalid";

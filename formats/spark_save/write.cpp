@@ -1,4 +1,4 @@
-// Writing the tree back to `.spark_save` bytes (layout: spec.hpp, FORMATS.md 1.1).
+// Writing the tree back to `.spark_save` bytes (layout: spec.hpp, formats/README.md §1.1).
 #include "spec.hpp"
 
 #include "sparksave/bytes.hpp"

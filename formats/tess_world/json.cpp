@@ -27,7 +27,7 @@
 // are hex strings so that JSON tools that read numbers as doubles cannot round them; pack takes
 // any integer as a JSON number, a decimal string or a "0x" hex string. pack checks the shape,
 // the types and the column lengths (to name the place); the caller reads the result back with
-// the reader, which applies every check of FORMATS.md 4.3.
+// the reader, which applies every check of formats/README.md §4.3.
 #include "reader.hpp"
 #include "spec.hpp"
 

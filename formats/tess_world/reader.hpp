@@ -1,6 +1,7 @@
 // The tess world archive reader: one pass over the bytes that applies every check of
-// FORMATS.md 4.3 in its order and reports what it reads to a Sink. The tree builder (read.cpp)
-// and the summary for `info`/`verify` (summarize.cpp) are sinks, so every rule lives here, once.
+// formats/README.md §4.3 in its order and reports what it reads to a Sink. The tree builder
+// (read.cpp) and the summary for `info`/`verify` (summarize.cpp) are sinks, so every rule lives
+// here, once.
 //
 // The members a sink may define are those of SinkDefaults, below.
 #pragma once

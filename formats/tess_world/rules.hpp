@@ -1,5 +1,5 @@
-// The tess world archive rules the reader, the writer and pack share (FORMATS.md 4): the header
-// and descriptor records, the size arithmetic of 4.2, path builders and message helpers. The
+// The tess world archive rules the reader, the writer and pack share (formats/README.md §4): the
+// header and descriptor records, the size arithmetic of 4.2, path builders and message helpers. The
 // reader template (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 

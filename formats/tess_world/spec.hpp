@@ -1,5 +1,5 @@
 // tess world archive: the grammar, the checks, the limits and the tree sparksave builds from it.
-// Source of truth: ../shared/spec/FORMATS.md section 4 (sections cited below).
+// Source of truth: formats/README.md §4 (sections cited below).
 //
 // Header (4.1), 121 bytes, the same in v1 and v2; all integers little-endian:
 //

@@ -36,10 +36,10 @@ std::string describe(const Descriptor& d) {
                        coded(kind_name(d.kind), d.kind, "kind {}"), d.width);
 }
 
-// Why no tess world can load an archive that passes every check of 4.3 (FORMATS.md 4.3, "tess
-// loads it"), in the order load_world_archive compares: the shape (tess::Shape wants power-of-two
-// chunk dimensions, ShapeTraits world axes that fit int64), the key layout, the fields (a
-// PersistenceSchema declares at least one). Empty when some world can.
+// Why no tess world can load an archive that passes every check of 4.3 (formats/README.md §4.3,
+// "tess loads it"), in the order load_world_archive compares: the shape (tess::Shape wants
+// power-of-two chunk dimensions, ShapeTraits world axes that fit int64), the key layout, the fields
+// (a PersistenceSchema declares at least one). Empty when some world can.
 std::vector<std::string> why_no_world_loads(const Header& h) {
     std::vector<std::string> why;
     auto shape = [](const std::array<std::uint64_t, 3>& v) {
@@ -83,7 +83,9 @@ Summary summarize(std::string_view bytes) {
     s.version = reader.version();
     s.version_known = bytes.size() >= k_off_version + 4 && bytes.starts_with(k_magic);
     if (reader.header_read()) s.checksum = reader.header().checksum;
-    s.integrity = !reader.crc_checked() ? "unknown" : reader.crc_ok() ? "verified" : "mismatch";
+    s.integrity = !reader.crc_checked() ? Integrity::unknown
+                  : reader.crc_ok()     ? Integrity::verified
+                                        : Integrity::mismatch;
 
     if (reader.header_read()) {
         const Header& h = reader.header();
@@ -142,21 +144,24 @@ Summary summarize(std::string_view bytes) {
         reader.header_read() ? why_no_world_loads(reader.header()) : std::vector<std::string>{};
     if (reader.only_load_refuses()) {
         s.engine_loads = false;
-        s.engine_note = "refuses to load it: a bool byte other than 0 or 1 (inspect_world_archive "
-                        "says Ok, load_world_archive says Corrupt)";
+        s.engine_verdict = "refuses to load it: a bool byte other than 0 or 1";
+        s.engine_note = s.engine_verdict + " (inspect_world_archive says Ok, load_world_archive "
+                                           "says Corrupt)";
     } else if (s.findings.has_errors()) {
         s.engine_loads = false;
-        s.engine_note = "refuses it: the file is invalid";
+        s.engine_note = s.engine_verdict = "refuses it: the file is invalid";
     } else if (s.version == k_retired_version) {
         s.engine_loads = false;
-        s.engine_note = "needs migration (tess loads format version 2 only; version 1 is retired)";
+        s.engine_verdict = "needs migration";
+        s.engine_note =
+            s.engine_verdict + " (tess loads format version 2 only; version 1 is retired)";
         if (!why.empty()) s.engine_note += "; and then no tess world loads it: " + joined(why);
     } else if (!why.empty()) {
         s.engine_loads = false;
-        s.engine_note = "no tess world loads it: " + joined(why);
+        s.engine_note = s.engine_verdict = "no tess world loads it: " + joined(why);
     } else {
         s.engine_loads = true;
-        s.engine_note = "loads it";
+        s.engine_note = s.engine_verdict = "loads it";
     }
     return s;
 }

@@ -1,6 +1,6 @@
-// Writing the tree back to tess world archive bytes (layout: spec.hpp, FORMATS.md 4.1, 4.2).
-// The body size and the CRC-32 are recomputed, the field and chunk counts are the lists'
-// lengths; everything else comes from the tree as it is.
+// Writing the tree back to tess world archive bytes (layout: spec.hpp, formats/README.md
+// §4.1, 4.2). The body size and the CRC-32 are recomputed, the field and chunk counts are the
+// lists' lengths; everything else comes from the tree as it is.
 #include "rules.hpp"
 
 #include "sparksave/crc32.hpp"

@@ -1,5 +1,5 @@
-// A model of the ColumbaEngine text archive reader (FORMATS.md §2.1), written from what its code
-// does (repository Gallasko/ColumbaEngine, src/Engine/serialization.cpp: Serializer::readFile,
+// A model of the ColumbaEngine text archive reader (formats/README.md §2.1), written from what its
+// code does (repository Gallasko/ColumbaEngine, src/Engine/serialization.cpp: Serializer::readFile,
 // readData, UnserializedObject::parseString, getAsAttribute, operator[]; serialization.h:
 // deserializeVector, deserializeUnorderedMap; the numbers: `std::stringstream >>`). None of its
 // code is copied: this is our own description of its behaviour, step for step, so that verify
@@ -123,7 +123,7 @@ inline Attribute attribute_of(std::string_view s) noexcept {
     return a;
 }
 
-// ---- `std::stringstream >> x` in the "C" locale (libstdc++ num_get), FORMATS.md §2.1 ----
+// ---- `std::stringstream >> x` in the "C" locale (libstdc++ num_get), formats/README.md §2.1 ----
 
 // isspace in the "C" locale: what the stream's sentry skips before a number.
 inline bool stream_space(char c) noexcept {

@@ -29,8 +29,8 @@
 // refuse, ...) live in the reader only. from_json refuses JSON that is not a dump, and what the
 // grammar cannot hold: text that the reader would read back as something else (spec.hpp
 // name_problem, type_problem, class_problem), a line feed in any text (a multi-line string value
-// is exactly what the engine's writer corrupts, FORMATS.md 2), a top-level entry without a name
-// (the engine stops reading there), and what is over sparksave's limits (spec.hpp: nesting,
+// is exactly what the engine's writer corrupts, formats/README.md §2), a top-level entry without a
+// name (the engine stops reading there), and what is over sparksave's limits (spec.hpp: nesting,
 // nodes, distinct names, the file size). Given these, what is written reads back as exactly the
 // items the JSON gives, or the reader reports an error: never as something else in silence
 // (tests/unit/test_text_archive_pack.cpp checks this on hostile text).
@@ -168,8 +168,8 @@ class TreeFromJson {
         if (!entries.present)
             return fail(root, "", "expected a member \"entries\" (an array), found none");
 
-        // FORMATS.md 2: the version line is the whole first line; `version` says whether it is
-        // the one the engine reads.
+        // formats/README.md §2: the version line is the whole first line; `version` says whether it
+        // is the one the engine reads.
         const bool known = version.value.kind == Kind::number && r_.raw(version.value) == "1";
         if (!known && version.value.kind != Kind::null)
             return fail(version.value, "version",
@@ -294,7 +294,7 @@ class TreeFromJson {
             auto tag_id = tag(type.value, scratch_);
             if (!tag_id) return tag_id.error();
             const ValueType value_type = value_type_of(type_of(scratch_));
-            // The value is verbatim, with no escaping (FORMATS.md 2).
+            // The value is verbatim, with no escaping (formats/README.md §2).
             if (auto r = text(value.value, "value", scratch_); !r) return r;
             id = b_.add(NodeKind::scalar, node_name, doc_.text(scratch_), {}, value_type);
             doc_.node(id).tag = *tag_id;
@@ -360,7 +360,7 @@ class TreeFromJson {
                                     "an archive ends at a line feed and there is no escaping{}",
                                     excerpt(out),
                                     member == "value" ? " (the engine's writer corrupts a "
-                                                        "multi-line value this way, FORMATS.md 2)"
+                                                        "multi-line value this way)"
                                                       : ""));
         // The archive holds at least every text given (write() checks its exact size).
         if (out.size() > k_max_file_size - std::min(text_bytes_, k_max_file_size))
@@ -369,7 +369,7 @@ class TreeFromJson {
         return {};
     }
 
-    // FORMATS.md has no size limit; ours (k_max_file_size) keeps the output bounded.
+    // formats/README.md has no size limit; ours (k_max_file_size) keeps the output bounded.
     Error too_large(const Value& v, std::string_view member = {}) const {
         return fail(v, member,
                     fmt::format("expected an archive of at most {} bytes (64 MiB, sparksave's "

@@ -62,8 +62,8 @@ bool detect(std::string_view head) noexcept {
     const std::size_t nl = head.find('\n');
     const std::string_view first = head.substr(0, nl == std::string_view::npos ? head.size() : nl);
     if (first == k_version_line) return true;
-    // FORMATS.md 2: the engine reads an archive with a wrong version line as empty, so such a
-    // file must still be recognised (and reported), not skipped as "no known format".
+    // formats/README.md §2: the engine reads an archive with a wrong version line as empty, so such
+    // a file must still be recognised (and reported), not skipped as "no known format".
     return nl != std::string_view::npos && looks_like_version(first) &&
            head.find(k_marker, nl) != std::string_view::npos;
 }

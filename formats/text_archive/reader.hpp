@@ -1,6 +1,6 @@
-// The text archive reader: one pass over the lines that applies every rule of FORMATS.md 2 (the
-// list is in spec.hpp) and reports what it reads to a Sink. The tree builder and the summary of
-// `info`/`verify` are sinks, so every rule lives here, once.
+// The text archive reader: one pass over the lines that applies every rule of formats/README.md §2
+// (the list is in spec.hpp) and reports what it reads to a Sink. The tree builder and the summary
+// of `info`/`verify` are sinks, so every rule lives here, once.
 //
 // The reader never recurses: open classes are an explicit stack bounded by k_max_depth. Every
 // line is looked at a constant number of times, so reading is linear in the file size.
@@ -59,7 +59,8 @@ template <class Sink> class Reader {
             return false;
         }
         if (data_.empty()) {
-            // FORMATS.md §2.1: a fresh archive; the engine's next save writes the version line.
+            // formats/README.md §2.1: a fresh archive; the engine's next save writes the version
+            // line.
             note(ErrorCode::truncated, {1, 1}, {},
                  "expected the version line \"1.0.0\", found an empty file: the engine reads an "
                  "empty archive");
@@ -143,7 +144,7 @@ template <class Sink> class Reader {
         std::size_t path_len = 0; // path_ is this class's path while it is the innermost
         bool top = false;
         bool list = false;
-        // The previous child, for the comma rules (FORMATS.md 2).
+        // The previous child, for the comma rules (formats/README.md §2).
         std::uint64_t children = 0;
         std::string_view last_name;
         bool last_named = false;
@@ -162,15 +163,15 @@ template <class Sink> class Reader {
         bool type_seen = false, data_seen = false, data_is_class = false; // ElementType
         std::string_view element_type, data_type;
         Pos element_type_pos, data_type_pos;
-        // The engine's object for this class (FORMATS.md §2.1), nullptr when there is none to
-        // compare with (the engine reads none, already reported, or the model is off).
+        // The engine's object for this class (formats/README.md §2.1), nullptr when there is none
+        // to compare with (the engine reads none, already reported, or the model is off).
         const engine::Object* en = nullptr;
         // Counted maps: each key as the engine reads it, for the duplicate rules.
         std::shared_ptr<std::unordered_map<std::string, KeySeen>> keys;
     };
 
     // The attribute being read: kept until the next line shows whether its value goes on
-    // (a multi-line value, FORMATS.md 2) or the next child starts.
+    // (a multi-line value, formats/README.md §2) or the next child starts.
     struct Pending {
         bool active = false;
         std::string_view name;
@@ -217,8 +218,9 @@ template <class Sink> class Reader {
             s.body = p + k_name_separator.size();
             return s;
         }
-        // FORMATS.md §2.1: the engine looks for the first " {" of a header line; what follows the
-        // last one (blanks, a CR, a comma) changes nothing but the class name it derives.
+        // formats/README.md §2.1: the engine looks for the first " {" of a header line; what
+        // follows the last one (blanks, a CR, a comma) changes nothing but the class name it
+        // derives.
         std::string_view core = text;
         while (!core.empty() && (core.back() == ' ' || core.back() == '\t' || core.back() == '\r' ||
                                  core.back() == ','))
@@ -253,7 +255,7 @@ template <class Sink> class Reader {
         if (pending_.active && continues(text)) return true;
         flush(false);
         const std::size_t tabs = leading_tabs(text);
-        // FORMATS.md §2.1: the engine trims blanks off a closing brace's line, and finds an
+        // formats/README.md §2.1: the engine trims blanks off a closing brace's line, and finds an
         // attribute's marker wherever it is: blanks there are indentation to it.
         const std::string_view bare = engine::trim(text);
         if (bare == "}" || bare == "},") {
@@ -273,7 +275,7 @@ template <class Sink> class Reader {
         const Shape shape = shape_of(content);
         const std::size_t depth = frames_.size() - 1;
         if (shape.kind == Shape::other) {
-            // FORMATS.md §2.1: the engine skips, or stops at, such a line; what it loses is
+            // formats/README.md §2.1: the engine skips, or stops at, such a line; what it loses is
             // reported on the entries concerned.
             if (depth == 0)
                 tolerable(ErrorCode::bad_syntax, here(at), {},
@@ -335,8 +337,8 @@ template <class Sink> class Reader {
             const std::string_view cut = shape.name.substr(0, shape.name.find(k_name_separator));
             if (top && shape.name.size() == 2 * cut.size() + k_name_separator.size() &&
                 shape.name.ends_with(cut)) {
-                // FORMATS.md §2.1: the doubled-name bug's mark; on an attribute, the engine still
-                // reads the entry under its (single) name.
+                // formats/README.md §2.1: the doubled-name bug's mark; on an attribute, the engine
+                // still reads the entry under its (single) name.
                 warning(ErrorCode::name_cut, here(at), child,
                         fmt::format("expected the name {} once, found it twice: the mark of "
                                     "the engine's doubled-name bug (an entry it loaded but was "
@@ -345,7 +347,7 @@ template <class Sink> class Reader {
                                     "this mark stops its reading",
                                     excerpt(cut), excerpt(cut)));
             } else
-                // FORMATS.md §2: a game asking for the whole name gets a default.
+                // formats/README.md §2: a game asking for the whole name gets a default.
                 error(
                     ErrorCode::name_cut, here(at), child,
                     fmt::format("expected a name without \": \", found {}: the engine cuts a name "
@@ -373,8 +375,8 @@ template <class Sink> class Reader {
             if (tail.empty()) {
                 // complete, last child (or a top-level entry)
             } else if (tail.size() > 1 && tail.find_first_not_of(',') == npos) {
-                // FORMATS.md §2.1: the engine's value ends at the last `}`; commas after it are
-                // ignored.
+                // formats/README.md §2.1: the engine's value ends at the last `}`; commas after it
+                // are ignored.
                 p.comma = !top;
                 p.comma_pos = here(at + close + 1);
                 tolerable(ErrorCode::bad_syntax, here(at + close + 1), child,
@@ -390,8 +392,8 @@ template <class Sink> class Reader {
                 open_value(p, at + content.size());
             } else if (tail.find_first_not_of(" \t\r,") == npos &&
                        tail.find_first_of(" \t\r") != npos) {
-                // FORMATS.md §2.1: the engine's value ends at the last `}`; blanks, a CR (CRLF
-                // line ends) or commas after it change nothing.
+                // formats/README.md §2.1: the engine's value ends at the last `}`; blanks, a CR
+                // (CRLF line ends) or commas after it change nothing.
                 p.comma = !top && tail.find(',') != npos;
                 p.comma_pos = here(at + close + 1);
                 tolerable(ErrorCode::bad_syntax, here(at + close + 1), child,
@@ -402,7 +404,8 @@ template <class Sink> class Reader {
                 // `,` + LF ends the line inside the value: the writer's multi-line form
                 open_value(p, at + content.size());
             } else {
-                // FORMATS.md §2.1: ignored by the engine, lost by its next save of the entry.
+                // formats/README.md §2.1: ignored by the engine, lost by its next save of the
+                // entry.
                 warning(ErrorCode::bad_syntax, here(at + close + 1), child,
                         "expected `,` or the end of the line after the value's closing `}`, "
                         "found " +
@@ -429,7 +432,8 @@ template <class Sink> class Reader {
     }
 
     // Does this line carry on the pending attribute's value? The writer writes each newline of
-    // a value as `,` + LF + the indentation (FORMATS.md 2), so the value's later lines end in
+    // a value as `,` + LF + the indentation (formats/README.md §2), so the value's later lines end
+    // in
     // `,` and its last one in `}` (or `},` when a sibling follows).
     bool continues(std::string_view text) {
         Pending& p = pending_;
@@ -445,8 +449,8 @@ template <class Sink> class Reader {
             return false;
         } else if (p.top_comma && !p.multiline && leading_tabs(text) == 0 &&
                    shape_of(text).kind != Shape::other) {
-            // FORMATS.md §2.1: at the top level the engine takes every line for an entry of its
-            // own; a line shaped like one is one, and the `,` before it a stray comma.
+            // formats/README.md §2.1: at the top level the engine takes every line for an entry of
+            // its own; a line shaped like one is one, and the `,` before it a stray comma.
             return false;
         }
         const bool top = frames_.size() == 1;
@@ -560,8 +564,8 @@ template <class Sink> class Reader {
                           excerpt(content.substr(shape.end)));
         if (const std::size_t second = class_name.find(k_name_separator);
             top && shape.named && second != npos && class_name.substr(0, second) == shape.name) {
-            // FORMATS.md §2.1: the engine's save path writes a loaded entry it was not asked to
-            // save again with its key once more in front.
+            // formats/README.md §2.1: the engine's save path writes a loaded entry it was not asked
+            // to save again with its key once more in front.
             error(ErrorCode::bad_syntax, here(at + shape.body), child,
                   fmt::format("expected `{}: CLASS {{`, found the name twice ({}): the mark of the "
                               "engine's doubled-name bug (an entry it loaded but was not asked to "
@@ -705,7 +709,7 @@ template <class Sink> class Reader {
         if (parent.top) release();
     }
 
-    // FORMATS.md 2: a comma after every child but the last.
+    // formats/README.md §2: a comma after every child but the last.
     void check_comma_before_child() {
         const Frame& f = frames_.back();
         if (f.top || f.children == 0 || f.last_comma) return;
@@ -781,7 +785,8 @@ template <class Sink> class Reader {
                 return;
             }
             read_as(Type::size, type, type_pos, path, std::string(f.count_name));
-            // the engine's map reader: deserialize<size_t>, `stringstream >>` (FORMATS.md §2.1)
+            // the engine's map reader: deserialize<size_t>, `stringstream >>` (formats/README.md
+            // §2.1)
             const engine::Extracted x = engine::extract_integer(value, false, UINT64_MAX);
             f.count_ok = is_integer(type_of(type)) && !x.fail;
             f.count = x.as_unsigned;
@@ -810,9 +815,9 @@ template <class Sink> class Reader {
                           named ? excerpt(name) : std::string("an unnamed child")));
     }
 
-    // FORMATS.md §2.1: two keys an UnorderedMap reads as equal (its map keeps the LAST pair), two
-    // ids of a SaveData (emplace keeps the FIRST). The engine's own writer makes such pairs:
-    // distinct float keys std::to_string writes alike.
+    // formats/README.md §2.1: two keys an UnorderedMap reads as equal (its map keeps the LAST
+    // pair), two ids of a SaveData (emplace keeps the FIRST). The engine's own writer makes such
+    // pairs: distinct float keys std::to_string writes alike.
     void key_seen(Frame& f, std::string_view name, std::string_view type, std::string_view value,
                   Pos start, const PathRef& path) {
         const Type t = type_of(type);
@@ -908,7 +913,7 @@ template <class Sink> class Reader {
             if (t == Type::float64)
                 warning(ErrorCode::bad_value, f.element_type_pos, step_ref(k_element_type),
                         "expected the element type float (the engine's writer stores a double "
-                        "element as float in the builds FORMATS.md §2.1 describes), found double: "
+                        "element as float in the builds that write `ElementType`), found double: "
                         "the reader of those builds has no double branch and reads the element "
                         "as empty (the current sources read it)");
             const PathRef p = step_ref(k_element_data);
@@ -928,8 +933,9 @@ template <class Sink> class Reader {
         }
     }
 
-    // FORMATS.md 2 reader type checks, where the reader's type is known: integer types alias
-    // one another (a warning), any other difference makes the engine read a default (an error).
+    // formats/README.md §2 reader type checks, where the reader's type is known: integer types
+    // alias one another (a warning), any other difference makes the engine read a default (an
+    // error).
     void read_as(Type expected, std::string_view actual_name, Pos pos, const PathRef& path,
                  const std::string& what) {
         const Type actual = type_of(actual_name);
@@ -948,7 +954,7 @@ template <class Sink> class Reader {
                           type_name(expected), what, type_name(expected), excerpt(actual_name)));
     }
 
-    // ---- What the engine reads, compared with what the file says (FORMATS.md §2.1) ----
+    // ---- What the engine reads, compared with what the file says (formats/README.md §2.1) ----
 
     bool engine_on() const noexcept {
         return model_ && model_->version_ok() && model_->available();
@@ -1191,7 +1197,7 @@ template <class Sink> class Reader {
                           excerpt(p.type), excerpt(value), what));
     }
 
-    // What `std::stringstream >>` reads from a value (FORMATS.md §2.1), as text; empty for
+    // What `std::stringstream >>` reads from a value (formats/README.md §2.1), as text; empty for
     // types it does not read.
     static std::string stream_read(Type type, std::string_view value) {
         switch (type) {
@@ -1220,7 +1226,7 @@ template <class Sink> class Reader {
         return true;
     }
 
-    // FORMATS.md §2.1 value fit: what the engine's typed reader makes of the value. An error
+    // formats/README.md §2.1 value fit: what the engine's typed reader makes of the value. An error
     // when it reads something other than the file's number (saying what it reads), a note when
     // it reads that number from a form its writer would not write (blanks around it, `+`,
     // leading zeros, `-0` unsigned).
@@ -1368,7 +1374,7 @@ template <class Sink> class Reader {
     // Findings are held from the end of one top-level entry to the end of the next, then passed
     // on (release()); a tolerable one (a difference from the writer's grammar the engine's reader
     // may well take in its stride) becomes a note when nothing in its window is an error, i.e.
-    // the engine reads the entry exactly as the file says (FORMATS.md §2.1 "tolerates"), and
+    // the engine reads the entry exactly as the file says (formats/README.md §2.1 "tolerates"), and
     // stays an error otherwise. Without the engine model (a wrong version line, or a file past
     // the model's bounds) nothing is held and a tolerable finding is an error.
     struct Held {

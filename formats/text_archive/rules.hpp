@@ -1,6 +1,6 @@
-// The text archive rules the reader, pack and the tests share (FORMATS.md 2): the seven types,
-// the predicates on lines, the events a reader reports and message helpers. The reader template
-// (reader.hpp) includes this; files that only need a helper include this alone.
+// The text archive rules the reader, pack and the tests share (formats/README.md §2): the seven
+// types, the predicates on lines, the events a reader reports and message helpers. The reader
+// template (reader.hpp) includes this; files that only need a helper include this alone.
 #pragma once
 
 #include "common/finding.hpp"
@@ -17,7 +17,7 @@
 
 namespace sparksave::text_archive {
 
-// The writer's seven types (FORMATS.md 2), and everything else.
+// The writer's seven types (formats/README.md §2), and everything else.
 enum class Type : std::uint8_t { boolean, int32, uint32, size, float32, float64, string, unknown };
 
 inline Type type_of(std::string_view name) noexcept {
@@ -74,7 +74,7 @@ inline ValueType value_type_of(Type type) noexcept {
     return ValueType::none;
 }
 
-// FORMATS.md 2: the engine's integer readers accept int, unsigned int and size_t alike.
+// formats/README.md §2: the engine's integer readers accept int, unsigned int and size_t alike.
 inline bool is_integer(Type type) noexcept {
     return type == Type::int32 || type == Type::uint32 || type == Type::size;
 }

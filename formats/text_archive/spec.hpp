@@ -1,7 +1,7 @@
 // PgEngine / ColumbaEngine text archive (`.sz`): the grammar, the limits, the checks and the
-// tree sparksave builds from it. Source of truth: ../shared/spec/FORMATS.md section 2.
+// tree sparksave builds from it. Source of truth: formats/README.md §2.
 //
-// Grammar (FORMATS.md 2), as the engine's Serializer writes it:
+// Grammar (formats/README.md §2), as the engine's Serializer writes it:
 //
 //   file       := VERSION "\n" { entry }
 //   VERSION    := "1.0.0"                               the whole first line
@@ -27,16 +27,16 @@
 //   - `}` or `},` after the indentation closes the innermost class;
 //   - a line whose text (after the indentation) starts with `__PGSA ` is an unnamed attribute;
 //     one that contains `: __PGSA ` is a named attribute whose name is the text before the
-//     FIRST `: __PGSA ` (a name may itself contain `: `, FORMATS.md 2 edge cases);
+//     FIRST `: __PGSA ` (a name may itself contain `: `, formats/README.md §2 edge cases);
 //   - a line ending in ` {` is a class header; its name is the text before the first `: `
 //     (the engine splits there too), the rest is the class name (which may contain spaces);
 //   - anything else breaks the grammar.
 //   TYPE is the text between `__PGSA ` and the first `{`, minus the one space before the `{`.
 //
-// What verify reports (FORMATS.md §2.1; CLI.md "Severity"). Two readings of every file are
-// compared: the tree of the writer's grammar above ("what the file says") and what the engine's
-// own reader makes of the same bytes (a model of its code: engine.hpp). Where they differ, an
-// error on the entry concerned says what the engine reads.
+// What verify reports (formats/README.md §2.1; sparksave-verify(1) SEVERITY). Two readings of every
+// file are compared: the tree of the writer's grammar above ("what the file says") and what the
+// engine's own reader makes of the same bytes (a model of its code: engine.hpp). Where they differ,
+// an error on the entry concerned says what the engine reads.
 //
 //   errors (the engine loses or misreads data)     code
 //   ---------------------------------------------  -------------------
@@ -134,7 +134,7 @@
 
 namespace sparksave::text_archive {
 
-// The one version line the engine reads (FORMATS.md 2); Document::version() 1.
+// The one version line the engine reads (formats/README.md §2); Document::version() 1.
 inline constexpr std::string_view k_version_line = "1.0.0";
 inline constexpr std::uint32_t k_current_version = 1;
 
@@ -143,7 +143,7 @@ inline constexpr std::string_view k_attribute_prefix = "__PGSA ";
 inline constexpr std::string_view k_named_attribute = ": __PGSA ";
 inline constexpr std::string_view k_name_separator = ": ";
 
-// The writer's type names (FORMATS.md 2).
+// The writer's type names (formats/README.md §2).
 inline constexpr std::string_view k_type_bool = "bool";
 inline constexpr std::string_view k_type_int = "int";
 inline constexpr std::string_view k_type_unsigned = "unsigned int";
@@ -152,7 +152,7 @@ inline constexpr std::string_view k_type_float = "float";
 inline constexpr std::string_view k_type_double = "double";
 inline constexpr std::string_view k_type_string = "string";
 
-// Container classes (FORMATS.md 2).
+// Container classes (formats/README.md §2).
 inline constexpr std::string_view k_class_vector = "Vector";
 inline constexpr std::string_view k_class_map = "UnorderedMap";
 inline constexpr std::string_view k_map_count = "nbElements";
@@ -190,9 +190,9 @@ inline constexpr std::size_t k_max_name_bytes = 64u << 10;
 // written with a name that is empty (`: __PGSA ...`), not without one.
 inline constexpr std::uint8_t k_flag_empty_name = 0x80;
 
-// What a line cannot hold (FORMATS.md 2): text the reader would read back as something else,
-// by the way it tells line shapes apart (above). Each returns why, or nothing when the text can
-// be written. A line feed is refused everywhere apart from these (every line ends at LF and
+// What a line cannot hold (formats/README.md §2): text the reader would read back as something
+// else, by the way it tells line shapes apart (above). Each returns why, or nothing when the text
+// can be written. A line feed is refused everywhere apart from these (every line ends at LF and
 // there is no escaping). `pack` refuses such text; the engine's own files never hold it.
 inline std::string_view name_problem(std::string_view name, bool attribute) noexcept {
     if (name.starts_with('\t'))

@@ -58,10 +58,10 @@ Summary summarize(std::string_view bytes) {
     Reader<SummarySink> reader(bytes, s.findings, sink);
     reader.run();
     sink.finish(s);
-    s.integrity = "none"; // FORMATS.md 2: the format has no checksum
-    // Summary::engine_loads: the engine's verdict (FORMATS.md §2.1). It never refuses an archive:
-    // it reads a wrong version line as an empty archive (every entry lost), and reads anything
-    // else, perhaps misreading some entries (then errors say what it reads).
+    s.integrity = Integrity::none; // formats/README.md §2: the format has no checksum
+    // Summary::engine_loads: the engine's verdict (formats/README.md §2.1). It never refuses an
+    // archive: it reads a wrong version line as an empty archive (every entry lost), and reads
+    // anything else, perhaps misreading some entries (then errors say what it reads).
     bool version_error = false, too_large = false;
     for (const auto& f : s.findings.items()) {
         if (f.code == ErrorCode::unsupported_version) version_error = true;
@@ -69,16 +69,19 @@ Summary summarize(std::string_view bytes) {
     }
     if (version_error) {
         s.engine_loads = false;
-        s.engine_note = "reads it as EMPTY: the version line is not 1.0.0 (every entry is lost)";
+        s.engine_verdict = "reads it as EMPTY: the version line is not 1.0.0";
+        s.engine_note = s.engine_verdict + " (every entry is lost)";
     } else if (too_large) {
         s.engine_loads = false;
-        s.engine_note = "not checked: the file is larger than any archive sparksave reads";
+        s.engine_note = s.engine_verdict =
+            "not checked: the file is larger than any archive sparksave reads";
     } else if (s.findings.has_errors()) {
         s.engine_loads = true;
-        s.engine_note = "loads it, but misreads it (see the errors)";
+        s.engine_verdict = "loads it, but misreads it";
+        s.engine_note = s.engine_verdict + " (see the errors)";
     } else {
         s.engine_loads = true;
-        s.engine_note = "loads it";
+        s.engine_note = s.engine_verdict = "loads it";
     }
     return s;
 }

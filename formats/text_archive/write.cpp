@@ -1,5 +1,5 @@
 // Writing the tree back to text archive bytes, exactly as the engine's writer lays them out
-// (FORMATS.md 2; the tree: spec.hpp): one TAB per level, a comma after every child but the
+// (formats/README.md §2; the tree: spec.hpp): one TAB per level, a comma after every child but the
 // last, `},` after a nested class followed by a sibling, LF line ends, values verbatim.
 // The walk keeps its own stack, so a deep tree cannot overflow the call stack.
 #include "spec.hpp"

@@ -179,8 +179,8 @@ class Differ {
         }
     }
 
-    // A value its format types as a string (a text archive `string` attribute, FORMATS.md 2:
-    // typed values carry their type name as the tag) is text, so `007` and `7` differ. Untyped
+    // A value its format types as a string (a text archive `string` attribute, formats/README.md
+    // §2: typed values carry their type name as the tag) is text, so `007` and `7` differ. Untyped
     // values (spark_save's, all text) compare as numbers when both read as numbers.
     static bool declared_string(const Node& n) noexcept {
         return n.type == ValueType::string && n.tag != 0;
@@ -603,14 +603,14 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
 bool is_derived(const Document& doc, NodeId parent, NodeId child, const NodePath& path) noexcept {
     const auto& s = path.steps;
     switch (doc.format()) {
-    case FormatId::spark_save: // FORMATS.md 1.5: the v4 CRC-32 trailer
-    case FormatId::gmsv:       // FORMATS.md 5: the CRC-32 of the data section
+    case FormatId::spark_save: // formats/README.md §1.5: the v4 CRC-32 trailer
+    case FormatId::gmsv:       // formats/README.md §5: the CRC-32 of the data section
         return parent == doc.root() && s.size() == 1 && step_is(s[0], "checksum");
-    case FormatId::tess_world: // FORMATS.md 4.1: the header's sizes, CRC-32 and counts
+    case FormatId::tess_world: // formats/README.md §4.1: the header's sizes, CRC-32 and counts
         return s.size() == 2 && step_is(s[0], "header") &&
                (step_is(s[1], "bodySize") || step_is(s[1], "checksum") ||
                 step_is(s[1], "fieldCount") || step_is(s[1], "chunkCount"));
-    case FormatId::text_archive: { // FORMATS.md 2: the counts of a map's pairs
+    case FormatId::text_archive: { // formats/README.md §2: the counts of a map's pairs
         const std::string_view tag = doc.tag(parent), name = doc.name(child);
         return (tag == "UnorderedMap" && name == "nbElements") ||
                (tag == "SaveData" && name == "nbValue");

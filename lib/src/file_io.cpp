@@ -449,7 +449,8 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const fs::path& target_in
     const bool exists = ::stat(state->target.c_str(), &existing) == 0;
     if (exists && S_ISDIR(existing.st_mode))
         return make_error(ErrorCode::io_error, "the destination is a directory");
-    // CLI.md: a FIFO or a device is never replaced by a regular file (`-o /dev/null` as root).
+    // sparksave(1) INPUTS: a FIFO or a device is never replaced by a regular file (`-o /dev/null`
+    // as root).
     if (exists && !S_ISREG(existing.st_mode))
         return make_error(ErrorCode::io_error,
                           "the destination exists and is not a regular file (a FIFO, socket or "

@@ -30,6 +30,20 @@ std::string_view format_name(FormatId id) noexcept {
     return "unknown";
 }
 
+std::string_view integrity_name(Integrity integrity) noexcept {
+    switch (integrity) {
+    case Integrity::verified:
+        return "verified";
+    case Integrity::mismatch:
+        return "mismatch";
+    case Integrity::none:
+        return "none";
+    case Integrity::unknown:
+        break;
+    }
+    return "unknown";
+}
+
 std::string format_names() {
     std::string out;
     for (const auto& f : format_table()) {
@@ -37,12 +51,6 @@ std::string format_names() {
         out += f.name;
     }
     return out;
-}
-
-std::string_view engine_verdict(const Summary& s) {
-    if (!s.engine_verdict.empty()) return s.engine_verdict;
-    const std::string_view note = s.engine_note;
-    return note.substr(0, note.find(" ("));
 }
 
 } // namespace sparksave

@@ -265,7 +265,7 @@ Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
         return e;
     }
     // The result must be a valid file of the target version: this is where the target's rules
-    // (e.g. every v4 rule of FORMATS.md 1.4) are enforced, by the one reader that has them.
+    // (e.g. every v4 rule of formats/README.md §1.4) are enforced, by the one reader that has them.
     Summary check = format.summarize(*bytes);
     const std::string_view last =
         out.steps.empty() ? std::string_view("write") : out.steps.back()->id;

@@ -92,7 +92,7 @@ class BatchMigrator::Impl {
   private:
     FileOutcome run_file(const InputList::Entry& entry, const Result<fs::path>& destination) const {
         if (entry.role != InputList::Role::save) {
-            // FORMATS.md §1.7: the engine's own companions are what they are, never saves to
+            // formats/README.md §1.7: the engine's own companions are what they are, never saves to
             // bring forward (the engine falls back to a .bak as it is; a .tmp is a torn write).
             FileOutcome o =
                 fail(false, entry.role == InputList::Role::engine_backup

@@ -1,4 +1,4 @@
-// Golden corpus (DESIGN.md "Tests"), one case for every format of the format table, each format
+// Golden corpus (README "Tests"), one case for every format of the format table, each format
 // a subcase (a failure names the format and the file). Each kind of file (valid, invalid) comes
 // from three folders of testdata/<format>/, with the same checks: <kind>/ (written by
 // tests/gen/<format>_corpus.py, corpus/gen/<format> checks it reproduces them), hand/<kind>/
@@ -156,9 +156,9 @@ std::size_t check_variants(const FormatInfo& format, const fs::path& dir) {
             CHECK(p.findings.has_errors() == s.findings.has_errors());
             std::string text;
             print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
-            // Notes (CLI.md "Severity") mark bytes the engine's writer would not write, which
-            // the writer does not reproduce; so does a bad_syntax warning (text the engine
-            // ignores, FORMATS.md §2.1).
+            // Notes (sparksave-verify(1) SEVERITY) mark bytes the engine's writer would not write,
+            // which the writer does not reproduce; so does a bad_syntax warning (text the engine
+            // ignores, formats/README.md §2.1).
             bool writer_form = !p.findings.has_errors() && p.findings.note_count() == 0;
             for (const auto& f : p.findings.items())
                 if (f.code == ErrorCode::bad_syntax) writer_form = false;

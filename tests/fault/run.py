@@ -317,7 +317,7 @@ def s16(b):
 
 
 def make_v1(entities, seed=0, distinct=400):
-    """A v1 .spark_save (FORMATS.md 1.1/1.2) with ENTITIES entities; entity records repeat after
+    """A v1 .spark_save (formats/README.md §1.1/1.2) with ENTITIES entities; entity records repeat after
     DISTINCT so big files are quick to build. Valid for the v1 reader and migrates to v4."""
     rnd = random.Random(seed)
     meta = ("Fault save %d\nFaultScene\nRanger\n%d\n42.5\n75\n25\n1 2 3\n4\n1\n" %
@@ -1455,7 +1455,7 @@ def item13_unbounded_reads():
             raise Skip("less than 3 GiB of memory available")
         if not os.path.exists("/dev/zero"):
             raise Skip("no /dev/zero")
-        limit_kb = 512 * 1024  # FORMATS.md 1.4: a .spark_save is at most 512 MiB
+        limit_kb = 512 * 1024  # formats/README.md §1.4: a .spark_save is at most 512 MiB
         problems = []
         yes = subprocess.Popen(["yes"], stdout=subprocess.PIPE)
         r = run(["verify", "--input-format", "spark_save", "-"], stdin=yes.stdout, timeout=120)

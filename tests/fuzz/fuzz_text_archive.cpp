@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string json;
     text_archive::to_json(p.doc, json);
     // Notes, and bad_syntax warnings (text the engine ignores), mark bytes the writer does not
-    // reproduce (FORMATS.md §2.1).
+    // reproduce (formats/README.md §2.1).
     bool writer_form = !p.findings.has_errors() && p.findings.note_count() == 0;
     for (const auto& f : p.findings.items())
         if (f.code == ErrorCode::bad_syntax) writer_form = false;

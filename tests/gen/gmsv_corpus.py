@@ -6,8 +6,8 @@ report, in order:
 
     <severity> <code> <offset in hex, or -> <node path, or ->
 
-No engine ships this format (FORMATS.md 5), so there are no real files: this encoder follows the
-layout of FORMATS.md 5 and seed 003 alone (BinaryWriter: little-endian; Guid.ToByteArray();
+No engine ships this format (formats/README.md §5), so there are no real files: this encoder follows the
+layout of formats/README.md §5 and seed 003 alone (BinaryWriter: little-endian; Guid.ToByteArray();
 DateTime.ToBinary(); System.Text.Json for JSON data), independently of the C++ writer.
 Deterministic: rerunning it rewrites the same bytes. Run it from anywhere: python3
 tests/gen/gmsv_corpus.py [--check] [--out DIR]; it writes through tests/gen/corpus.py, which

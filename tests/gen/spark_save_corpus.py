@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes the generated part of testdata/spark_save/: valid files of every version and the
-invalid corpus (one file per rule of FORMATS.md 1.4/1.5), each invalid file <name>.spark_save
+invalid corpus (one file per rule of formats/README.md §1.4/1.5), each invalid file <name>.spark_save
 with a <name>.spark_save.expect file listing the findings the reader must report, in order:
 
     <severity> <code> <offset in hex, or -> <node path, or ->
 
-This encoder is written from FORMATS.md alone, independently of the C++ writer, so a writer bug
+This encoder is written from formats/README.md alone, independently of the C++ writer, so a writer bug
 cannot hide behind fixtures it produced itself. The engine's own saves are checked in under
 real/valid/. Deterministic: rerunning it rewrites the same bytes. Run it from anywhere: python3
 tests/gen/spark_save_corpus.py [--check] [--out DIR]; it writes through tests/gen/corpus.py, which

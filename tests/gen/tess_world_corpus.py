@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the generated part of testdata/tess_world/: valid archives of both versions and the
-invalid corpus (one file per check of FORMATS.md 4.3), each invalid file <name>.tessw with a
+invalid corpus (one file per check of formats/README.md §4.3), each invalid file <name>.tessw with a
 <name>.tessw.expect file listing the findings the reader must report, in order:
 
     <severity> <code> <offset in hex, or -> <node path, or ->
@@ -8,7 +8,7 @@ invalid corpus (one file per check of FORMATS.md 4.3), each invalid file <name>.
 The real files of ../shared/fixtures/real/ (tess-*.tessw) are checked in, under their own names,
 in real/valid/ and real/invalid/; no generator writes them.
 
-This encoder is written from FORMATS.md section 4 alone, independently of the C++ writer, so a
+This encoder is written from formats/README.md §4 alone, independently of the C++ writer, so a
 writer bug cannot hide behind fixtures it produced itself. Deterministic: rerunning it rewrites
 the same bytes; it builds the whole corpus in memory before it writes a byte. Run it from
 anywhere: python3 tests/gen/tess_world_corpus.py [--check] [--out DIR]; it writes through

@@ -7,9 +7,9 @@ report, in order:
 
     <severity> <code> <line:column> <node path, or ->
 
-The archives come from a model of the engine's own writer (PgEngine's Archive class, as FORMATS.md
+The archives come from a model of the engine's own writer (PgEngine's Archive class, as formats/README.md
 section 2 describes it: a pending `,` + LF + indentation before the next write, each newline of a
-value written that way), written from FORMATS.md alone, independently of the C++ reader and
+value written that way), written from formats/README.md alone, independently of the C++ reader and
 writer, so a bug there cannot hide behind fixtures it produced itself. Expected positions are
 found by searching the generated text. Also tolerated/ (files the engine reads as written, with
 notes and warnings) and differential/ (mutated archives with the verdict of a model of the
@@ -201,7 +201,7 @@ def valid():
         ("top {", Attr("string", "}")),
         ("colonless", Attr("string", "a: b: c")),
     ]))
-    # Containers as the engine writes them (FORMATS.md 2).
+    # Containers as the engine writes them (formats/README.md §2).
     inner = Cls("Inner", [("hp", Attr("int", "7")), ("name", Attr("string", "bob"))])
     write("valid", "containers", archive([
         ("ints", vec(Attr("int", "1"), Attr("int", "2"), Attr("int", "3"))),
@@ -242,16 +242,16 @@ def valid():
     ]))
     # An archive with no entries at all.
     write("valid", "no-entries", archive([]))
-    # Warnings: the engine loads these files but loses or bends something (FORMATS.md 2).
-    # FORMATS.md §2.1: the doubled-name bug's mark on an attribute entry (read as `hp`).
+    # Warnings: the engine loads these files but loses or bends something (formats/README.md §2).
+    # formats/README.md §2.1: the doubled-name bug's mark on an attribute entry (read as `hp`).
     write("valid", "warn-doubled-name", archive([("hp: hp", Attr("int", "3"))]))
-    # FORMATS.md §2.1: class names the engine derives otherwise (getObjectType()): a blank class
+    # formats/README.md §2.1: class names the engine derives otherwise (getObjectType()): a blank class
     # name of an unnamed Vector item, a name holding ` {`.
     write("valid", "warn-class-name", archive([
         ("v", Cls("Vector", [(None, Cls(" ", []))])),
         ("obj", Cls("S", [("a {b", Cls("C", []))])),
     ]))
-    # FORMATS.md §2.1: an ElementType of type double, which some builds' reader cannot read.
+    # formats/README.md §2.1: an ElementType of type double, which some builds' reader cannot read.
     write("valid", "warn-element-double", archive([
         ("savedata", save_data([("d", element("double", "double", f64(0.25)))])),
     ]))
@@ -275,7 +275,7 @@ def invalid():
     E, W, N = "error", "warning", "note"
     base = archive([("title", Attr("string", "hello")), ("count", Attr("int", "5"))])
 
-    # The version line (FORMATS.md 2: anything but 1.0.0 is read as an empty archive).
+    # The version line (formats/README.md §2: anything but 1.0.0 is read as an empty archive).
     text = base.replace("1.0.0", "1.0.1", 1)
     write("invalid", "version-1.0.1", text, [(E, "unsupported_version", "1:1", None)])
     text = base.replace("1.0.0\n", "1.0.0\r\n", 1)
@@ -303,7 +303,7 @@ def invalid():
 
     good = archive([("obj", Cls("S", [("a", Attr("int", "1")), ("b", Attr("int", "2")),
                                       ("c", Cls("Inner", [("x", Attr("int", "3"))]))]))])
-    # Commas (FORMATS.md 2: after every child but the last).
+    # Commas (formats/README.md §2: after every child but the last).
     text = good.replace("{1},", "{1}", 1)
     write("tolerated", "missing-comma", text,
           [(N, "bad_syntax", pos(text, "{1}", delta=3), "obj.a")])
@@ -313,13 +313,13 @@ def invalid():
     text = good.replace("{2},\n", "{2},\n\td: Empty {\n\t}\n", 1)
     write("tolerated", "missing-comma-after-class", text,
           [(N, "bad_syntax", pos(text, "\t}\n", delta=2), "obj.d")])
-    # A top-level class must end at a line that is exactly `}` (FORMATS.md §2.1): with `},` the
+    # A top-level class must end at a line that is exactly `}` (formats/README.md §2.1): with `},` the
     # engine never stores the entry.
     text = good.replace("\n}\n", "\n},\n", 1)
     write("invalid", "top-level-comma", text,
           [(E, "bad_syntax", "2:1", "obj"), (E, "bad_syntax", pos(text, "\n},", delta=2), "obj")])
     # Braces.
-    # A child class ends only at a `}` indented like its line (FORMATS.md §2.1).
+    # A child class ends only at a `}` indented like its line (formats/README.md §2.1).
     text = good.replace("\t\tx: __PGSA int {3}\n\t}\n", "\t\tx: __PGSA int {3}\n", 1)
     write("invalid", "missing-closing-brace", text,
           [(E, "bad_syntax", pos(text, "\tc:", delta=1), "obj.c"),
@@ -331,7 +331,7 @@ def invalid():
     text = good + "}\n"
     write("tolerated", "extra-closing-brace", text,
           [(N, "bad_syntax", f"{good.count(chr(10)) + 1}:1", None)])
-    # ... but before another entry it stops the engine's reading (FORMATS.md §2.1).
+    # ... but before another entry it stops the engine's reading (formats/README.md §2.1).
     text = good + "}\n" + "after: __PGSA int {1}\n"
     write("invalid", "extra-closing-brace-then-entry", text,
           [(E, "bad_syntax", f"{good.count(chr(10)) + 1}:1", None),
@@ -340,7 +340,7 @@ def invalid():
     write("tolerated", "no-final-newline", text,
           [(N, "truncated", pos(text, "{5}", delta=3), None)])
     # Indentation: a line indented deeper than its siblings makes the engine take the line
-    # before it for a class header, which swallows what follows (FORMATS.md §2.1).
+    # before it for a class header, which swallows what follows (formats/README.md §2.1).
     text = good.replace("\tb: __PGSA", "\t\tb: __PGSA", 1)
     write("invalid", "bad-indent-child", text,
           [(E, "bad_value", pos(text, "\ta:", delta=1), "obj.a"),
@@ -365,7 +365,7 @@ def invalid():
     write("tolerated", "attribute-indent-less", text,
           [(N, "bad_indent", pos(text, "\nb:", delta=1), "obj.b")])
     # Blank lines: after a class header or at the end, tolerated; after a child, the engine
-    # takes the child for a class header (FORMATS.md §2.1); between entries, it stops reading.
+    # takes the child for a class header (formats/README.md §2.1); between entries, it stops reading.
     text = good.replace("obj: S {\n", "obj: S {\n\n", 1)
     write("tolerated", "blank-line-after-header", text, [(N, "bad_syntax", "3:1", "obj")])
     text = good + "\n\n"
@@ -393,7 +393,7 @@ def invalid():
     text = good.replace("\ta: __PGSA int {1},", "\ta: __PGSA int{1},", 1)
     write("invalid", "attribute-no-space-before-brace", text,
           [(E, "bad_syntax", pos(text, "int{1}"), "obj.a")])
-    # UnorderedMap / SaveData counts (FORMATS.md 2).
+    # UnorderedMap / SaveData counts (formats/README.md §2).
     pairs = [(Attr("string", "a"), Attr("int", "1")), (Attr("string", "b"), Attr("int", "2"))]
     text = archive([("m", umap(pairs, count=3))])
     write("invalid", "nbelements-too-many", text,
@@ -415,7 +415,7 @@ def invalid():
     text = archive([("savedata", save_data([("a", element("int", "int", "1"))], count=2))])
     write("invalid", "nbvalue-mismatch", text,
           [(E, "count_mismatch", pos(text, "{2}", delta=1), "savedata.nbValue")])
-    # Values that do not fit their type (FORMATS.md 2 reader type checks).
+    # Values that do not fit their type (formats/README.md §2 reader type checks).
     for name, type_, value in [
         ("bool-not-true-false", "bool", "yes"),
         ("int-not-a-number", "int", "12abc"),
@@ -449,7 +449,7 @@ def invalid():
           [(E, "bad_value", pos(text, "long"), "savedata.value0.type")])
 
     # Numbers the engine's `stringstream >>` reads as the file says, from forms its writer does
-    # not write (FORMATS.md §2.1): notes.
+    # not write (formats/README.md §2.1): notes.
     for name, type_, value in [
         ("int-with-space", "int", " 5"),
         ("int-plus", "int", "+5"),
@@ -461,7 +461,7 @@ def invalid():
         write("tolerated", "value-" + name, text,
               [(N, "bad_value", pos(text, "{" + value + "}", delta=1), "obj.v")])
     # The empty file (a fresh archive), the version line alone, a comma after a top-level
-    # value, a CR after an attribute (FORMATS.md §2.1).
+    # value, a CR after an attribute (formats/README.md §2.1).
     write("tolerated", "empty-file", "", [(N, "truncated", "1:1", None)])
     write("tolerated", "version-only", "1.0.0", [(N, "truncated", "1:6", None)])
     text = base.replace("{5}\n", "{5},\n", 1)
@@ -475,7 +475,7 @@ def invalid():
     write("tolerated", "junk-after-value", text,
           [(W, "bad_syntax", pos(text, " junk"), "obj.c.x")])
 
-    # Names the engine reads otherwise (FORMATS.md §2.1): trimmed, cut at the first "__PGSA".
+    # Names the engine reads otherwise (formats/README.md §2.1): trimmed, cut at the first "__PGSA".
     text = archive([("obj", Cls("S", [("trail ", Attr("int", "1")), ("b", Attr("int", "2"))]))])
     write("invalid", "name-trailing-blank", text,
           [(E, "name_cut", pos(text, "trail"), 'obj["trail "]')])
@@ -522,7 +522,7 @@ def invalid():
            (E, "truncated", f"{text.count(chr(10)) + 1}:1", "obj")])
 
 
-# ---- Differential corpus (FORMATS.md §2.1) -------------------------------------------------
+# ---- Differential corpus (formats/README.md §2.1) -------------------------------------------------
 # A second model of the ColumbaEngine reader (Serializer::readData, UnserializedObject::
 # parseString, getAsAttribute, operator[], deserializeVector, `stringstream >>`), written in
 # Python from the behaviour of its code, independently of formats/text_archive/engine.hpp. Archives
@@ -772,7 +772,7 @@ def differential():
             lines[i] = line[1:]
             what = "one tab less"
         elif k == 4 and line.lstrip("\t").startswith(("}", "__PGSA")):
-            # (before a name it would change the name: the engine trims it, FORMATS.md §2.1)
+            # (before a name it would change the name: the engine trims it, formats/README.md §2.1)
             lines[i] = " " + line
             what = "a leading space"
         elif k == 5:

@@ -325,7 +325,8 @@ TEST_CASE(
     auto lines = diff_lines(v1, migrated->bytes);
     CHECK(lines == "change version | add metadata.screenshotPath | add "
                    "entities[name=legacy-player].Transform.parent");
-    // The v4 checksum is derived from the rest: reported only when asked for (CLI.md diff).
+    // The v4 checksum is derived from the rest: reported only when asked for (sparksave-diff(1)
+    // --derived).
     DiffOptions derived;
     derived.derived = true;
     CHECK(diff_lines(v1, migrated->bytes, derived) ==
@@ -580,7 +581,8 @@ TEST_CASE("pack: a missing mandatory member is refused, not read as empty") {
     }
 }
 
-// Issue 11, item 21 (CLI.md diff): values derived from the rest are reported only when asked.
+// Issue 11, item 21 (sparksave-diff(1) --derived): values derived from the rest are reported only
+// when asked.
 TEST_CASE("diff: derived values (checksums, counts) only with derived; property order alone is "
           "no difference") {
     const Comps player = {
@@ -600,7 +602,7 @@ TEST_CASE("diff: derived values (checksums, counts) only with derived; property 
     derived.derived = true;
     CHECK(diff_lines(a->bytes, b->bytes, derived).starts_with("change checksum 0x"));
 
-    // A text archive's map counts (FORMATS.md 2) follow the pairs.
+    // A text archive's map counts (formats/README.md §2) follow the pairs.
     const FormatInfo& text = format_info(FormatId::text_archive);
     auto read = [&](std::string bytes) {
         Parsed p = text.read(std::make_shared<const Source>(std::move(bytes)), ReadOptions{});

@@ -1,5 +1,5 @@
-// GMSV saves (FORMATS.md 5, seed 003): .NET GUIDs and timestamps, the reader's checks, JSON data
-// as a tree, the writer, pack, diff, and the design's two migrations with their goldens.
+// GMSV saves (formats/README.md §5, seed 003): .NET GUIDs and timestamps, the reader's checks, JSON
+// data as a tree, the writer, pack, diff, and the design's two migrations with their goldens.
 #include <doctest/doctest.h>
 
 #include "gmsv/dotnet.hpp"
@@ -46,7 +46,7 @@ void put(std::string& out, std::uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
 }
 
-// A save of its own, from FORMATS.md 5: entities as (16-byte GUID, [(type, data)]).
+// A save of its own, from formats/README.md §5: entities as (16-byte GUID, [(type, data)]).
 std::string
 save(std::uint16_t version,
      const std::vector<std::pair<std::string, std::vector<std::pair<int, std::string>>>>& entities,
@@ -151,7 +151,7 @@ TEST_CASE("a v3 save with JSON data: every component, the GUIDs, the time, a byt
     CHECK(*written == bytes);
 
     Summary s = gmsv::summarize(bytes);
-    CHECK(s.integrity == "verified");
+    CHECK(s.integrity == Integrity::verified);
     CHECK(s.engine_loads);
     std::string counts;
     for (const auto& f : s.counts) counts += f.key + "=" + f.text + ";";

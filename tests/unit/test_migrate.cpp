@@ -1,6 +1,6 @@
-// Migrations: the chain is contiguous, each step does what FORMATS.md 1.6 says and nothing else,
-// the real v1/v2/v3 engine files migrate to the checked-in v4 goldens, migrating is idempotent,
-// and generated saves of every version keep every entity, component, property and pair.
+// Migrations: the chain is contiguous, each step does what formats/README.md §1.6 says and nothing
+// else, the real v1/v2/v3 engine files migrate to the checked-in v4 goldens, migrating is
+// idempotent, and generated saves of every version keep every entity, component, property and pair.
 #include <doctest/doctest.h>
 
 #include "spark_save/spec.hpp"
@@ -73,7 +73,7 @@ TEST_CASE("each format's migration chain is contiguous up to its current version
     CHECK(down.error().message == "cannot migrate down from v4 to v3: no downgrades");
 }
 
-TEST_CASE("the real v1 file migrates to v4 exactly as FORMATS.md 1.6 says") {
+TEST_CASE("the real v1 file migrates to v4 exactly as formats/README.md §1.6 says") {
     const std::string input =
         test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save");
     auto in = parse(input);

@@ -204,7 +204,7 @@ TEST_CASE("read_metadata: a v1, v2, v3 and v4 file of testdata, typed") {
     const std::string v1 = valid_save("v1-screenshotless.spark_save");
     auto m1 = ss::read_metadata(as_save_bytes(v1));
     REQUIRE_MESSAGE(m1.has_value(), m1.error().describe());
-    // FORMATS.md 1.2's example block.
+    // formats/README.md §1.2's example block.
     CHECK(m1->version == 1);
     CHECK(m1->save_name == "Legacy screenshotless save");
     CHECK(m1->scene_name == "LegacyScene");
@@ -235,7 +235,7 @@ TEST_CASE("read_metadata: a v1, v2, v3 and v4 file of testdata, typed") {
         else
             CHECK(m->timestamp > (std::uint64_t{1} << 63)); // wrapped, as the engine reads it
     }
-    // Numbers as `>>` reads them (FORMATS.md 1.2), not as their text is written.
+    // Numbers as `>>` reads them (formats/README.md §1.2), not as their text is written.
     auto sn = ss::read_metadata(as_save_bytes(valid_save("v4-metadata-stream-numbers.spark_save")));
     REQUIRE_MESSAGE(sn.has_value(), sn.error().describe());
     CHECK(sn->timestamp == 1700000000u);
@@ -728,7 +728,8 @@ TEST_CASE("SaveWriter: refuses what the engine's writer and reader refuse, with 
     }
 }
 
-// --- Slots (FORMATS.md 1.7) ---------------------------------------------------------------
+// --- Slots (formats/README.md §1.7)
+// ---------------------------------------------------------------
 
 namespace {
 

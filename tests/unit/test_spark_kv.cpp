@@ -1,7 +1,7 @@
-// spark-kv reader, writer, checks, JSON/pack and migration (FORMATS.md 3): detection that never
-// takes another format's file, the tree node by node, every check with its line:column, hand-made
-// lines for the tricky cases, the limits, and random stores from a model of the engine's writer
-// (independent of ours) that round-trip, pack back and migrate.
+// spark-kv reader, writer, checks, JSON/pack and migration (formats/README.md §3): detection that
+// never takes another format's file, the tree node by node, every check with its line:column,
+// hand-made lines for the tricky cases, the limits, and random stores from a model of the engine's
+// writer (independent of ours) that round-trip, pack back and migrate.
 #include <doctest/doctest.h>
 
 #include "spark_kv/rules.hpp"
@@ -94,7 +94,7 @@ std::string records(const Document& doc) {
     return out;
 }
 
-// A random store from a model of the engine's writers (FORMATS.md 3), its own encoder: keys
+// A random store from a model of the engine's writers (formats/README.md §3), its own encoder: keys
 // and values of any bytes (v2) or of what the legacy writer kept (no TAB in a key or value,
 // no LF), MMO records among them, sometimes no final LF.
 std::string random_store(std::mt19937& rng, std::uint32_t version) {
@@ -441,7 +441,7 @@ TEST_CASE("summarize: marker, counts, key prefixes and what the engine does") {
     Summary s = kv::summarize(corpus("mmo-v2.kv"));
     CHECK(s.version == 2);
     CHECK(s.version_known);
-    CHECK(s.integrity == "none");
+    CHECK(s.integrity == Integrity::none);
     CHECK(s.engine_loads);
     CHECK(s.engine_note == "loads it");
     REQUIRE(s.metadata.size() == 1);
@@ -462,7 +462,7 @@ TEST_CASE("summarize: marker, counts, key prefixes and what the engine does") {
     CHECK(legacy.common_types[0] == std::pair<std::string, std::uint64_t>{"k", 2});
     CHECK(legacy.common_types[1] == std::pair<std::string, std::uint64_t>{"__schema_", 1});
     CHECK(legacy.engine_note.rfind("loads it (a legacy store", 0) == 0);
-    // The engine refuses no store (FORMATS.md 3): with errors it loads it and misreads it.
+    // The engine refuses no store (formats/README.md §3): with errors it loads it and misreads it.
     Summary bad = kv::summarize(corpus("bad-escape-unknown.kv"));
     CHECK(bad.engine_loads);
     CHECK(bad.engine_note.rfind("loads it but misreads it", 0) == 0);

@@ -1,5 +1,6 @@
 // `.spark_save` reader, writer and checks: the real engine files decoded field by field against
-// FORMATS.md, hand-made byte arrays for the tricky cases, and generated saves of every version.
+// formats/README.md, hand-made byte arrays for the tricky cases, and generated saves of every
+// version.
 #include <doctest/doctest.h>
 
 #include "spark_save/metadata.hpp"
@@ -39,7 +40,7 @@ std::string codes(const Findings& f) {
     return out;
 }
 
-// An encoder written from FORMATS.md 1.1, independent of the writer under test.
+// An encoder written from formats/README.md §1.1, independent of the writer under test.
 struct Encoder {
     std::string out;
     void u16(std::size_t v) {
@@ -78,7 +79,7 @@ std::string with_crc(std::string s) {
 
 } // namespace
 
-TEST_CASE("real v1 file: every field as FORMATS.md describes it") {
+TEST_CASE("real v1 file: every field as formats/README.md describes it") {
     auto p = parse(
         test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save"));
     CHECK_FALSE(p.findings.has_errors());
@@ -356,9 +357,9 @@ TEST_CASE("large files (CRC checked alongside the parse) report damage exactly l
 }
 
 // ---------------------------------------------------------------------------------------------
-// Metadata numbers as the engine's `stream >> field` reads them (FORMATS.md 1.2). The oracle is
-// std::istringstream itself, the very code the engine's ParseMetadataBlock runs: this test runs
-// on libstdc++ (the engine's Linux build), the library the reader models.
+// Metadata numbers as the engine's `stream >> field` reads them (formats/README.md §1.2). The
+// oracle is std::istringstream itself, the very code the engine's ParseMetadataBlock runs: this
+// test runs on libstdc++ (the engine's Linux build), the library the reader models.
 
 namespace {
 
@@ -477,7 +478,7 @@ std::string random_separator(std::mt19937& rng) {
     return k_separators[rng() % std::size(k_separators)];
 }
 
-// The engine's ParseMetadataBlock, written from its source (FORMATS.md 1.8) with the same
+// The engine's ParseMetadataBlock, written from its source (formats/README.md §1.8) with the same
 // standard-library calls, plus the CR check its load applies (ValidateSaveDataShape).
 struct EngineMetadata {
     bool ok = false;
@@ -510,7 +511,7 @@ EngineMetadata engine_parse(const std::string& block, int string_lines) {
 
 TEST_CASE("metadata numbers: the reader's `>>` model agrees with std::istringstream") {
     using sparksave::ValueType;
-    // The rules of FORMATS.md 1.2, one by one.
+    // The rules of formats/README.md §1.2, one by one.
     for (const char* t : {"+5", "007", "-0", "-1", "42.5", "4-1", "18446744073709551615",
                           "18446744073709551616", "-18446744073709551615", "0x10", " \n\t7"})
         check_against_stream<std::uint64_t>(t, ValueType::unsigned_integer);
@@ -614,7 +615,8 @@ TEST_CASE("info shows metadata numbers as the engine reads them") {
     CHECK(w.metadata[5].text == "18446744073709551615");
 }
 
-TEST_CASE("the metadata table is FORMATS.md 1.2, and the parser, layout and info follow it") {
+TEST_CASE(
+    "the metadata table is formats/README.md §1.2, and the parser, layout and info follow it") {
     // 1.2's field lists, written out here independently of the table.
     const std::vector<std::string> v1 = {"saveName",    "sceneName",    "playerClass", "timestamp",
                                          "playTime",    "playerHealth", "playerArmor", "position",
@@ -666,14 +668,19 @@ TEST_CASE("the engine verdict is a field of the summary, not cut from engine_not
     CHECK_FALSE(v2.engine_loads);
     CHECK(v2.engine_verdict == "needs migration");
     CHECK(v2.engine_note == "needs migration (the current engine loads v3 and v4 only)");
-    CHECK(engine_verdict(v2) == "needs migration");
     const Summary v3 = ss::summarize(header(3, meta(3)) + std::string(8, '\0'));
     CHECK(v3.engine_loads);
     CHECK(v3.engine_verdict == "loads it");
-    // A format that does not set the field yet: the note up to its reason.
-    Summary other;
-    other.engine_note = "needs migration (some reason)";
-    CHECK(engine_verdict(other) == "needs migration");
+    // Every format sets it, for every file of its corpus (info prints it; nothing cuts the note).
+    for (const FormatInfo& format : format_table())
+        for (const char* kind : {"valid", "invalid"})
+            for (const auto& file : test::corpus_files(test::testdata() / format.name, kind, "")) {
+                if (file.extension() == ".expect") continue;
+                CAPTURE(file);
+                const Summary s = format.summarize(test::read_bytes(file));
+                CHECK_FALSE(s.engine_verdict.empty());
+                CHECK_FALSE(s.engine_note.empty());
+            }
 }
 
 TEST_CASE("shifted metadata: the engine loads it, reads other fields, and the error says what") {

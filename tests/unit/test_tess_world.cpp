@@ -1,6 +1,6 @@
-// tess world archives (FORMATS.md 4): the real files, every check of 4.3 and its order on bytes
-// made by hand, hostile sizes, columns (types, exact floats, lossless JSON), the writer, pack,
-// diff by tile, and the migration v1 -> v2 of 4.4.
+// tess world archives (formats/README.md §4): the real files, every check of 4.3 and its order on
+// bytes made by hand, hostile sizes, columns (types, exact floats, lossless JSON), the writer,
+// pack, diff by tile, and the migration v1 -> v2 of 4.4.
 #include <doctest/doctest.h>
 
 #include "support.hpp"
@@ -56,7 +56,7 @@ void put(std::string& out, std::uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i) out += static_cast<char>((v >> (8 * i)) & 0xFF);
 }
 
-// An encoder of its own, from FORMATS.md 4.1 and 4.2, for corner cases made by hand.
+// An encoder of its own, from formats/README.md §4.1 and 4.2, for corner cases made by hand.
 struct Tess {
     std::uint32_t version = 2;
     std::array<std::uint64_t, 3> world{1, 1, 1};
@@ -154,7 +154,7 @@ TEST_CASE(
     CHECK(*written == bytes);
 
     Summary s = tess_world::summarize(bytes);
-    CHECK(s.integrity == "verified");
+    CHECK(s.integrity == Integrity::verified);
     CHECK(s.checksum == 0xA396F716u);
     CHECK(s.engine_loads);
     std::string meta;
@@ -854,10 +854,10 @@ TEST_CASE("4.3: a bool byte other than 0 or 1: the inspection says Ok, the load 
 
 namespace {
 
-// A model of FORMATS.md 4.3, written for this test from the order of tess's parse_world_archive
-// (0.13 for version 2, 0.12 for version 1) and load_world_archive, with 128-bit arithmetic
-// instead of the reader's checked products. It returns the status tess's inspection returns
-// and, when that is Ok, whether the load of a world that matches the header refuses the
+// A model of formats/README.md §4.3, written for this test from the order of tess's
+// parse_world_archive (0.13 for version 2, 0.12 for version 1) and load_world_archive, with 128-bit
+// arithmetic instead of the reader's checked products. It returns the status tess's inspection
+// returns and, when that is Ok, whether the load of a world that matches the header refuses the
 // scalars ("Ok/Corrupt"), and whether any tess world can load it.
 struct ModelVerdict {
     std::string status; // "Corrupt", ..., "Ok", or "Ok/Corrupt"

@@ -1,6 +1,6 @@
 // Text archive reader, writer and checks: the engine's real files decoded node by node against
-// FORMATS.md 2, every truncation of them, hand-made lines for the tricky cases, the depth limit,
-// and random archives from a model of the engine's writer (independent of ours).
+// formats/README.md §2, every truncation of them, hand-made lines for the tricky cases, the depth
+// limit, and random archives from a model of the engine's writer (independent of ours).
 #include <doctest/doctest.h>
 
 #include "support.hpp"
@@ -77,7 +77,7 @@ Parsed check_all(const std::string& bytes) {
     return p;
 }
 
-// A model of PgEngine's Archive (FORMATS.md 2), written for the tests: newline, comma and
+// A model of PgEngine's Archive (formats/README.md §2), written for the tests: newline, comma and
 // indentation are written lazily before the next text; a value's newlines go the same way.
 struct EngineArchive {
     std::string out;
@@ -135,7 +135,7 @@ struct EngineArchive {
 
 } // namespace
 
-TEST_CASE("real sample: every node as FORMATS.md 2 describes it") {
+TEST_CASE("real sample: every node as formats/README.md §2 describes it") {
     Parsed p = check_all(real("pg-writer-sample.sz"));
     const Document& doc = p.doc;
     CHECK(doc.version() == 1);
@@ -223,7 +223,7 @@ TEST_CASE("every truncation of the real files: whole entries read, a cut class e
             CAPTURE(cut);
             const std::string part = bytes.substr(0, cut);
             Parsed p = check_all(part);
-            // FORMATS.md §2.1: a prefix that ends where a top-level entry could start holds
+            // formats/README.md §2.1: a prefix that ends where a top-level entry could start holds
             // whole entries only, read as they are (a 0-byte file is a fresh archive); one that
             // ends after a class entry's first line and before its `}` line loses that entry.
             const bool whole =
@@ -299,14 +299,15 @@ TEST_CASE("the version line: anything but 1.0.0 is reported loudly") {
     CHECK_FALSE(s.engine_loads);
     CHECK(check_all("1.0.0\r\nx: __PGSA int {1}\n").findings.items()[0].message.find("CRLF") !=
           std::string::npos);
-    // FORMATS.md §2.1: a 0-byte file is a fresh archive, the version line alone an empty one.
+    // formats/README.md §2.1: a 0-byte file is a fresh archive, the version line alone an empty
+    // one.
     CHECK(codes(check_all("").findings) == "note:truncated@1:1 \n");
     CHECK(codes(check_all("1.0.0").findings) == "note:truncated@1:6 \n");
     CHECK(ta::summarize("").engine_loads);
     CHECK_FALSE(check_all("1.0.0\n").findings.has_errors());
 }
 
-// FORMATS.md §2.1: the engine reads numbers with `std::stringstream >>`. Our model of it
+// formats/README.md §2.1: the engine reads numbers with `std::stringstream >>`. Our model of it
 // (text_archive/engine.hpp) against the C++ library itself, on random text made of the pieces
 // that matter: signs, digits, dots, exponents, blanks, junk, out-of-range magnitudes.
 TEST_CASE("numbers: the model of `stringstream >>` reads what the C++ library reads") {
@@ -410,7 +411,8 @@ TEST_CASE("numbers: verify says what the engine reads") {
 
 TEST_CASE("names: empty vs none, the engine's cut at \": \", duplicates keep the last") {
     // serialize(archive, "", x) writes `: ` with an empty name; a Vector item has none. The
-    // engine's lookup of "" finds the empty object every class holds first (FORMATS.md §2.1).
+    // engine's lookup of "" finds the empty object every class holds first (formats/README.md
+    // §2.1).
     const std::string bytes = "1.0.0\nobj: S {\n\t: __PGSA int {1},\n\t__PGSA int {2}\n}\n";
     Parsed p = check_all(bytes);
     CHECK(codes(p.findings) == "error:name_cut@3:2 obj[\"\"]\n");
@@ -525,7 +527,7 @@ TEST_CASE("huge names: findings stay small and reading stays linear") {
     for (int i = 0; i < 3000; ++i) file += "\tjunk\n";
     file += "}\n";
     Parsed p = check_all(file);
-    // Lines the engine's parser skips (FORMATS.md §2.1): notes.
+    // Lines the engine's parser skips (formats/README.md §2.1): notes.
     CHECK(p.findings.note_count() == 3000);
     CHECK(p.findings.items().size() == Findings::k_max_kept);
     for (const auto& f : p.findings.items()) CHECK(f.path.size() <= 1024 + 3);
@@ -554,7 +556,7 @@ TEST_CASE("the corpus's findings are at a line:column, and summarize counts") {
     CHECK(s.format == FormatId::text_archive);
     CHECK(s.version == 1);
     CHECK(s.version_known);
-    CHECK(s.integrity == "none");
+    CHECK(s.integrity == Integrity::none);
     CHECK(s.engine_loads); // it loads it, and misreads `player.tricky`
     REQUIRE(s.counts.size() == 3);
     CHECK(s.counts[0].text == "3");  // entries
@@ -656,8 +658,8 @@ TEST_CASE("the writer refuses what the grammar cannot hold, naming the node") {
 
 TEST_CASE("tolerated corpus: the engine reads each file as it says, with notes and warnings only") {
     // testdata/text_archive/tolerated/<file> with <file>.expect, as
-    // tests/gen/text_archive_corpus.py writes them (FORMATS.md §2.1 "tolerates"): what the writer
-    // would not write, read as written; and those of hand/tolerated/ and real/tolerated/.
+    // tests/gen/text_archive_corpus.py writes them (formats/README.md §2.1 "tolerates"): what the
+    // writer would not write, read as written; and those of hand/tolerated/ and real/tolerated/.
     auto expects = test::corpus_files(test::testdata() / "text_archive", "tolerated", ".expect");
     REQUIRE(expects.size() >= 20);
     for (const auto& expect : expects) {
@@ -676,7 +678,7 @@ TEST_CASE("tolerated corpus: the engine reads each file as it says, with notes a
     }
 }
 
-// FORMATS.md §2.1, differentially: testdata/text_archive/differential/ holds archives of the
+// formats/README.md §2.1, differentially: testdata/text_archive/differential/ holds archives of the
 // writer's model with one change of layout each, and verdicts.txt what a second, independent
 // model of the engine's reader (tests/gen/text_archive_corpus.py, in Python) says of each: the
 // engine reads the original tree exactly, or misreads it. verify must have errors exactly for

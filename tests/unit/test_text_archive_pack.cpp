@@ -1,4 +1,4 @@
-// Text archive `pack` (from_json, the inverse of `dump --json`) and `diff` (FORMATS.md 2):
+// Text archive `pack` (from_json, the inverse of `dump --json`) and `diff` (formats/README.md §2):
 // byte-exact round trips for the corpus, for every truncation and byte flip of it that reads
 // without error and for generated archives; JSON that is not a dump refused at its JSON path;
 // hostile text either refused, reported by the reader, or read back exactly as the JSON said;
@@ -61,7 +61,7 @@ Item klass(std::optional<std::string> name, std::string class_name, std::vector<
     return Item{std::move(name), true, std::move(class_name), {}, std::move(children)};
 }
 
-// The archive's bytes, straight from the grammar of FORMATS.md 2 (not from write.cpp).
+// The archive's bytes, straight from the grammar of formats/README.md §2 (not from write.cpp).
 void write_item(const Item& it, std::size_t depth, std::string& out) {
     out.append(depth, '\t');
     if (it.name) out += *it.name + ": ";
@@ -186,7 +186,7 @@ bool unholdable(const Item& it, std::size_t depth) {
 
 // A random archive the engine's writer could have written and that reads without errors: every
 // type with valid values, unknown types, the containers, empty classes and strings, unnamed and
-// odd bytes in values and names (names the engine reads back as written: FORMATS.md §2.1).
+// odd bytes in values and names (names the engine reads back as written: formats/README.md §2.1).
 class Generator {
   public:
     explicit Generator(std::uint32_t seed) : rng_(seed) {}
@@ -222,7 +222,7 @@ class Generator {
         return "n" + n + "." + std::to_string(serial_++);
     }
 
-    // What a class line can hold without an error: no `: ` and no `__PGSA` (FORMATS.md 2).
+    // What a class line can hold without an error: no `: ` and no `__PGSA` (formats/README.md §2).
     static std::string class_line_text(std::string s) {
         for (std::size_t at; (at = s.find("__PGSA")) != std::string::npos;) s.erase(at, 6);
         for (std::size_t at; (at = s.find(": ")) != std::string::npos;) s[at + 1] = ':';
@@ -435,7 +435,7 @@ TEST_CASE(
 TEST_CASE(
     "text archive pack: hostile text is refused, reported by the reader, or read back exactly") {
     // Names, types, class names and values from pieces that break the grammar in every way
-    // FORMATS.md 2 allows. Whatever pack writes either reads back as the very tree the JSON
+    // formats/README.md §2 allows. Whatever pack writes either reads back as the very tree the JSON
     // describes, or the reader reports an error (so `sparksave pack` refuses it): never a
     // silent misreading. And pack refuses exactly what the grammar cannot hold.
     std::mt19937 rng(77);
@@ -604,7 +604,7 @@ TEST_CASE(
     CHECK(nl.error().message ==
           "expected one line, found a line feed in \"two\\nlines\": every line of an archive ends "
           "at a line feed and there is no escaping (the engine's writer corrupts a multi-line "
-          "value this way, FORMATS.md 2)");
+          "value this way)");
     // Invalid JSON: the reader's own error, with line:column.
     auto bad = ta::from_json("{\"version\": 1,\n \"entries\": [}");
     REQUIRE_FALSE(bad);

@@ -1,7 +1,7 @@
 // Columns (NodeKind::column, document.hpp): packed arrays of fixed-width little-endian scalars,
-// such as the per-chunk field columns of a tess world archive (FORMATS.md 4.2). One node holds
-// the whole array, not a node per scalar: its value is the raw bytes (a reference into the file
-// when it was read), its `type` the element kind and its tag the element type's name, which
+// such as the per-chunk field columns of a tess world archive (formats/README.md §4.2). One node
+// holds the whole array, not a node per scalar: its value is the raw bytes (a reference into the
+// file when it was read), its `type` the element kind and its tag the element type's name, which
 // also gives the width:
 //
 //   u8 u16 u32 u64    ValueType::unsigned_integer

@@ -1,4 +1,4 @@
-// CRC-32 as every format of FORMATS.md uses it: the reflected CRC-32 of zlib / ISO-HDLC
+// CRC-32 as every format of formats/README.md uses it: the reflected CRC-32 of zlib / ISO-HDLC
 // (polynomial 0xEDB88320, initial 0xFFFFFFFF, final complement; check("123456789") ==
 // 0xCBF43926).
 #pragma once

@@ -1,4 +1,4 @@
-// Structural difference of two Documents of the same format (any versions), CLI.md `diff`.
+// Structural difference of two Documents of the same format (any versions), sparksave-diff(1).
 // Children of an object are matched by name (the k-th child of a name with the k-th of the
 // same name, so repeated names work); children of a list by name when they have one (entities),
 // else by position (Vector items). Order alone is not a difference unless asked for. Values
@@ -24,8 +24,8 @@ struct DiffOptions {
     double epsilon = 0;           // numbers closer than this (inclusive) are equal
     std::vector<NodePath> ignore; // patterns: a change at or under a match is not reported
     bool order = false;           // also report children whose relative order changed
-    // Also report values derived from the rest of the file (CLI.md diff, is_derived()): they
-    // change whenever anything else does, so by default they are left out.
+    // Also report values derived from the rest of the file (sparksave-diff(1) --derived,
+    // is_derived()): they change whenever anything else does, so by default they are left out.
     bool derived = false;
     // diff_streamed: at most this many differing items (or 1/16 of them, if more) are kept.
     std::size_t max_kept_items = 4096;
@@ -69,10 +69,10 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
 
 // Whether the child `child` of `parent`, at `path`, holds a value derived from the rest of its
 // file (a checksum, a body size, a count of other nodes), which the writer recomputes or which
-// changes whenever what it counts does: spark_save and GMSV `checksum` (FORMATS.md 1.5, 5),
+// changes whenever what it counts does: spark_save and GMSV `checksum` (formats/README.md §1.5, 5),
 // tess `header.bodySize`, `header.checksum`, `header.fieldCount`, `header.chunkCount`
-// (FORMATS.md 4.1), a text archive's `nbElements` of an UnorderedMap and `nbValue` of a SaveData
-// (FORMATS.md 2). A spark-kv store has none.
+// (formats/README.md §4.1), a text archive's `nbElements` of an UnorderedMap and `nbValue` of a
+// SaveData (formats/README.md §2). A spark-kv store has none.
 bool is_derived(const Document& doc, NodeId parent, NodeId child, const NodePath& path) noexcept;
 
 // Whether two value texts are equal: byte-equal, or both numbers within `epsilon`.

@@ -1,5 +1,5 @@
 // The format-neutral Document tree every reader builds and every writer, printer, diff and
-// migration works on (DESIGN.md "One in-memory tree for every format").
+// migration works on (README "How it is built").
 //
 // Nodes live in one flat vector and refer to each other by index, so a save with millions of
 // fields is one allocation that grows, not millions of small ones. A node keeps its file order
@@ -21,7 +21,7 @@
 
 namespace sparksave {
 
-// The five formats of FORMATS.md, in its priority order.
+// The five formats of formats/README.md, in its priority order.
 enum class FormatId : std::uint8_t { spark_save, text_archive, spark_kv, tess_world, gmsv };
 
 using NodeId = std::uint32_t;

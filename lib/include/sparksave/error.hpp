@@ -26,7 +26,7 @@ namespace sparksave {
     X(truncated, "the data ends inside a field")                                                   \
     X(bad_magic, "the signature is not the format's")                                              \
     X(unsupported_version, "a version this reader does not know")                                  \
-    X(damaged_version, "the version field was corrupted (FORMATS.md 1.5)")                         \
+    X(damaged_version, "the version field was corrupted (formats/README.md §1.5)")                 \
     X(checksum_mismatch, "a stored checksum disagrees with the bytes")                             \
     X(trailing_bytes, "bytes after the end of the data")                                           \
     X(limit_exceeded, "a count or length above the format's limit")                                \
@@ -40,22 +40,26 @@ namespace sparksave {
     X(bad_json, "JSON that is not a valid dump")                                                   \
     X(bad_usage, "a request the library cannot honour (bad path, bad option)")                     \
     X(internal, "a bug: please report it")                                                         \
-    X(dropped_pairs, "custom-state pairs the engine silently drops (FORMATS.md 1.4)")              \
+    X(dropped_pairs, "custom-state pairs the engine silently drops (formats/README.md §1.4)")      \
     X(bad_syntax, "a text line that breaks the grammar (braces, commas, line shape)")              \
     X(bad_indent, "text indentation that is not the nesting depth")                                \
-    X(multiline_value, "a value the writer spread over several lines (FORMATS.md 2)")              \
+    X(multiline_value, "a value the writer spread over several lines (formats/README.md §2)")      \
     X(count_mismatch, "a declared element count that disagrees with the elements present")         \
-    X(name_cut, "a name the engine reads only up to its first " : " (FORMATS.md 2)")               \
-    X(marker_in_value, "the attribute marker __PGSA inside a value (FORMATS.md 2)")                \
+    X(name_cut, "a name the engine reads only up to its first " : " (formats/README.md §2)")       \
+    X(marker_in_value, "the attribute marker __PGSA inside a value (formats/README.md §2)")        \
     X(type_alias, "a type name the engine accepts only as an alias of another")                    \
     X(unknown_type, "a type name no standard reader of the engine accepts")                        \
-    X(bad_escape, "a v2 spark-kv backslash the engine keeps verbatim (FORMATS.md 3)")              \
-    X(missing_tab, "a spark-kv line without a TAB: the engine skips it (FORMATS.md 3)")            \
-    X(carriage_return, "a CR inside a spark-kv key or value (FORMATS.md 3)")                       \
-    X(placeholder_token, "an unsubstituted %N / ?N query token in a key or value (FORMATS.md 3)")  \
-    X(record_shape, "an MMO record that does not have its documented shape (FORMATS.md 3)")        \
-    X(bad_descriptor, "a bad tess field descriptor: kind, width, repeated id (FORMATS.md 4.3)")    \
-    X(bad_chunk, "a tess chunk key out of range or order, a missing chunk (FORMATS.md 4.3)")       \
+    X(bad_escape, "a v2 spark-kv backslash the engine keeps verbatim (formats/README.md §3)")      \
+    X(missing_tab, "a spark-kv line without a TAB: the engine skips it (formats/README.md §3)")    \
+    X(carriage_return, "a CR inside a spark-kv key or value (formats/README.md §3)")               \
+    X(placeholder_token,                                                                           \
+      "an unsubstituted %N / ?N query token in a key or value (formats/README.md §3)")             \
+    X(record_shape,                                                                                \
+      "an MMO record that does not have its documented shape (formats/README.md §3)")              \
+    X(bad_descriptor,                                                                              \
+      "a bad tess field descriptor: kind, width, repeated id (formats/README.md §4.3)")            \
+    X(bad_chunk,                                                                                   \
+      "a tess chunk key out of range or order, a missing chunk (formats/README.md §4.3)")          \
     X(size_mismatch, "declared sizes that do not add up (tess records)")
 
 enum class ErrorCode : std::uint16_t {
@@ -66,9 +70,9 @@ enum class ErrorCode : std::uint16_t {
 
 std::string_view code_name(ErrorCode code) noexcept;
 
-// CLI.md "Severity": an error fails the file (the engine refuses it or misreads it); a warning is
-// a risk (--strict fails the file); a note is a difference from the engine's writer that its
-// reader tolerates with no effect, and never fails a file.
+// sparksave-verify(1) SEVERITY: an error fails the file (the engine refuses it or misreads it); a
+// warning is a risk (--strict fails the file); a note is a difference from the engine's writer that
+// its reader tolerates with no effect, and never fails a file.
 enum class Severity : std::uint8_t { warning, error, note };
 
 std::string_view severity_name(Severity severity) noexcept;
@@ -84,7 +88,7 @@ struct Error {
     std::uint64_t offset = k_no_offset; // byte offset, when the format is binary
     std::uint32_t line = 0;             // 1-based line:column, when the format is text
     std::uint32_t column = 0;
-    std::string path;    // node path (docs: CLI.md "Node paths"), empty when not in a node
+    std::string path;    // node path (sparksave(1) NODE PATHS), empty when not in a node
     std::string message; // what was expected, what was found
 
     bool has_offset() const noexcept { return offset != k_no_offset; }

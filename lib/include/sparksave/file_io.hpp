@@ -114,9 +114,9 @@ struct AtomicWriteOptions {
     DirectorySyncs* directory_syncs = nullptr;
     // When set, the temporary file is this path (in the target's directory) instead of a unique
     // `.NAME.sparksave-XXXXXX`: a program's own convention, such as a save slot's
-    // `<slot>.spark_save.tmp` (FORMATS.md 1.7). It is created or truncated (a stale one left by
-    // a crash is replaced; a symbolic link there is refused), so two writes with one temporary
-    // name must not run at once.
+    // `<slot>.spark_save.tmp` (formats/README.md §1.7). It is created or truncated (a stale one
+    // left by a crash is replaced; a symbolic link there is refused), so two writes with one
+    // temporary name must not run at once.
     std::filesystem::path temporary;
 };
 

@@ -1,6 +1,7 @@
 // The format table: the one explicit list of formats sparksave knows (formats/registry.cpp),
 // how each is recognised from its content, and the operations every command calls through it.
-// Detection is by content (magic bytes / first line), never by file name (CLI.md).
+// Detection is by content (magic bytes / first line), never by file name (sparksave(1) DIRECTORY
+// WALKS).
 #pragma once
 
 #include "sparksave/version.hpp"
@@ -41,27 +42,28 @@ struct InfoField {
     bool numeric = false; // the text is a JSON number
 };
 
+// What a file's checksum says: it matches, it does not, the format has none, or it could not be
+// checked (the read stopped before it). `info --json` prints integrity_name().
+enum class Integrity : std::uint8_t { unknown, verified, mismatch, none };
+std::string_view integrity_name(Integrity integrity) noexcept;
+
 // What `info` and `verify` show about a file; computed without building a tree.
 struct Summary {
     FormatId format = FormatId::spark_save;
     std::uint32_t version = 0;
     std::uint64_t size = 0;
     bool version_known = false;
-    std::string integrity;                 // "verified", "mismatch" or "none"
+    Integrity integrity = Integrity::unknown;
     std::optional<std::uint32_t> checksum; // the stored checksum, when the format has one
     bool engine_loads = false;             // would the current engine load it?
     std::string engine_note;               // why not / what it needs
     std::string engine_verdict;            // the verdict alone, without engine_note's reason
-                                           // ("needs migration"); empty: see engine_verdict()
+                                           // ("needs migration"); every format sets it
     std::vector<InfoField> metadata;       // the save's own description (name, time, ...)
     std::vector<InfoField> counts;         // entities, components, ...
     std::vector<std::pair<std::string, std::uint64_t>> common_types; // most common first
     Findings findings;
 };
-
-// Summary::engine_verdict, or for a format that does not set it yet, engine_note up to its
-// parenthesized reason.
-std::string_view engine_verdict(const Summary& s);
 
 // Summary::common_types from counts by name: the `most` highest counts, most common first,
 // ties by name.
@@ -110,8 +112,8 @@ struct FormatInfo {
     std::uint32_t current_version;
     // Does this content (the file's first k_detect_bytes bytes, or fewer) look like this format?
     bool (*detect)(std::string_view head);
-    // For a file met in a directory walk (CLI.md "Everywhere"): does the head carry the format's
-    // signature? nullptr: detect() is a signature check. A format recognised by its shape
+    // For a file met in a directory walk (sparksave(1) DIRECTORY WALKS): does the head carry the
+    // format's signature? nullptr: detect() is a signature check. A format recognised by its shape
     // alone (a legacy spark-kv store, a text archive holding only its version line) is then
     // taken only when --input-format names it, so a `scores.tsv` or a `VERSION` file is not.
     bool (*signature)(std::string_view head) = nullptr;

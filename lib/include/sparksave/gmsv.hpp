@@ -1,4 +1,4 @@
-// GMSV saves (FORMATS.md section 5, the ECS save-system design of seed 003): read, check,
+// GMSV saves (formats/README.md §5, the ECS save-system design of seed 003): read, check,
 // write, describe, migrate. The tree these functions build and take is documented in
 // formats/gmsv/spec.hpp.
 #pragma once

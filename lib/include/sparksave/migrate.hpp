@@ -1,5 +1,5 @@
 // Migrations: ordered steps that bring a save from one version of its format to the next,
-// applied to the Document tree (DESIGN.md "Migrations are ordered steps"). The steps live in
+// applied to the Document tree (README "How it is built"). The steps live in
 // migrations/, one file each, listed in order in migrations/registry.cpp.
 #pragma once
 

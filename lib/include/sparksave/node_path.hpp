@@ -1,5 +1,5 @@
 // Node paths: the one syntax used by `dump --select`, error messages, diff output, `--ignore`
-// and migration reports (CLI.md "Node paths").
+// and migration reports (sparksave(1) NODE PATHS).
 //
 //   metadata.saveName                   a child by name
 //   entities[3]                         a child by index

@@ -1,4 +1,4 @@
-// The engine-facing API of `.spark_save` (FORMATS.md section 1): a typed metadata read that
+// The engine-facing API of `.spark_save` (formats/README.md §1): a typed metadata read that
 // touches only the head of a file, a checked zero-copy view of a whole save, the in-memory
 // upgrade of old versions, a writer from plain data, and the engine's save slots on disk.
 //
@@ -37,7 +37,7 @@ struct Position {
     float x = 0, y = 0, z = 0;
 };
 
-// The metadata block (FORMATS.md 1.2), typed: parsed and checked once, by the reader's own
+// The metadata block (formats/README.md §1.2), typed: parsed and checked once, by the reader's own
 // parser (numbers as the engine's `stream >> field` reads them). A v1 file has no screenshot
 // path (empty here).
 struct Metadata {
@@ -64,7 +64,7 @@ struct Entity {
 
 // Which versions a parse accepts. engine: what the current engine loads (3 and 4); a v1/v2
 // file is refused with ErrorCode::needs_migration (upgrade() it). any_version: 1..4, each read
-// by its own version's rules (FORMATS.md 1.4), the risks in warnings().
+// by its own version's rules (formats/README.md §1.4), the risks in warnings().
 enum class Accept { engine, any_version };
 
 // `bytes` as the std::byte span the functions below take.
@@ -76,8 +76,8 @@ inline std::span<const std::byte> as_save_bytes(std::string_view bytes) noexcept
 // 12-byte header (magic, version, metadata size) and the metadata block, never the entities.
 // `bytes` may be the whole file or its first part: when it is shorter than the header and the
 // block, the error (ErrorCode::truncated) says how many bytes are needed ("expected the first
-// N bytes ..."). The block is at most 64 KiB (FORMATS.md 1.4: the metadata-only read caps it),
-// so the first 12 + 65536 bytes always suffice.
+// N bytes ..."). The block is at most 64 KiB (formats/README.md §1.4: the metadata-only read caps
+// it), so the first 12 + 65536 bytes always suffice.
 //
 // Checked as the reader checks it: the magic, the version (1..4), the block size, and the block
 // itself (1.2: an error for a block the engine refuses or reads shifted; for v1/v2, whose own
@@ -92,20 +92,20 @@ Result<Metadata> read_metadata(std::span<const std::byte> bytes);
 // (ErrorCode::io_error) names the path.
 Result<Metadata> read_metadata(const std::filesystem::path& file);
 
-// A whole save, read and checked by the reader (every rule of FORMATS.md 1.4 and 1.5 for its
-// version): the metadata, the entities and the custom state as views into `bytes`, which must
+// A whole save, read and checked by the reader (every rule of formats/README.md §1.4 and 1.5 for
+// its version): the metadata, the entities and the custom state as views into `bytes`, which must
 // outlive the view (and its copies). Zero-copy: no name, key or value is copied.
 class SaveView {
   public:
     // Refuses (with the reader's first error: code, offset, node path, message) every file the
     // reader finds an error in, including files the engine loads but misreads (a shifted
-    // metadata block, FORMATS.md 1.2), and under Accept::engine every v1/v2 file
+    // metadata block, formats/README.md §1.2), and under Accept::engine every v1/v2 file
     // (needs_migration). Thread-safe: any number of threads may parse at once.
     static Result<SaveView> parse(std::span<const std::byte> bytes, Accept accept = Accept::engine);
 
     const Metadata& metadata() const noexcept;
     // The entities in file order; each entity's components and each component's properties
-    // are in file order too (FORMATS.md 1.1: the order carries no meaning to the engine).
+    // are in file order too (formats/README.md §1.1: the order carries no meaning to the engine).
     std::span<const Entity> entities() const noexcept;
     std::span<const Property> custom_state() const noexcept;
     // What the reader found at risk but not refused (Severity::warning: a v1/v2 file that needs
@@ -120,8 +120,8 @@ class SaveView {
 };
 
 // Any version (1..4) in, current-version (v4) bytes out, in memory, through the library's
-// migration chain (FORMATS.md 1.6): the result has been read back and found valid. A v4 input
-// is checked and returned as it is. Errors: the input's own (offsets into `old_bytes`), or a
+// migration chain (formats/README.md §1.6): the result has been read back and found valid. A v4
+// input is checked and returned as it is. Errors: the input's own (offsets into `old_bytes`), or a
 // step's or the v4 rules' refusal of the result (with the node path, which is the input's:
 // migration keeps every entity, component and property in place; no offset). `notes`, when
 // given, receives what the steps did beyond their summary (bytes dropped, counts written).
@@ -144,8 +144,8 @@ class SaveWriter {
     // `metadata.saveName`, `entities[2].Transform.parent`) are a line break (LF or CR) in the
     // four metadata strings, a non-finite float, a name, type, key or value over 65535 bytes,
     // more than 65535 components or properties, a NameComponent, a bad Transform parent
-    // (FORMATS.md 1.3), a repeated component type or key, and a component() or property() with
-    // no entity or component to go in (bad_usage). The bytes are then read back by the reader
+    // (formats/README.md §1.3), a repeated component type or key, and a component() or property()
+    // with no entity or component to go in (bad_usage). The bytes are then read back by the reader
     // and refused if it finds any error or warning (a float below float's normal range, which
     // the engine's builds read differently). Floats are written as the engine's writer writes
     // them: default stream formatting, 6 significant digits (`42.5`, `0.0318721`, `1e-05`).
@@ -179,7 +179,7 @@ class SaveWriter {
     bool finished_ = false;
 };
 
-// Slots on disk (FORMATS.md 1.7), with the engine's conventions: `<dir>/<slot>.spark_save`,
+// Slots on disk (formats/README.md §1.7), with the engine's conventions: `<dir>/<slot>.spark_save`,
 // its backup `<slot>.spark_save.bak` (the previous good revision), its write in progress
 // `<slot>.spark_save.tmp` (left only by a crash).
 enum class SlotRole { user, quicksave, autosave };
@@ -195,7 +195,7 @@ struct SlotInfo {
     bool stale_tmp = false;                 // `<slot>.spark_save.tmp` exists (an interrupted write)
 };
 
-// 1..64 characters of [A-Za-z0-9_-] (FORMATS.md 1.7).
+// 1..64 characters of [A-Za-z0-9_-] (formats/README.md §1.7).
 bool is_valid_slot_name(std::string_view slot) noexcept;
 
 // The role of a slot name: `__quicksave`, `__autosave_N` (N decimal digits; `*autosave_index`

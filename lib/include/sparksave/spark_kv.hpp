@@ -1,4 +1,4 @@
-// spark-kv store, the SparkEngine AsyncDatabase file fallback (FORMATS.md section 3): read,
+// spark-kv store, the SparkEngine AsyncDatabase file fallback (formats/README.md §3): read,
 // check, write, describe. Version 1 is a legacy store (no marker line, no escaping), version 2
 // a `#!spark-kv-v2` store. The tree these functions build and take is documented in
 // formats/spark_kv/spec.hpp.

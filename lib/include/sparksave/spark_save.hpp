@@ -1,4 +1,4 @@
-// SparkEngine `.spark_save` (FORMATS.md section 1): read, check, write, describe.
+// SparkEngine `.spark_save` (formats/README.md §1): read, check, write, describe.
 // The tree these functions build and take is documented in formats/spark_save/spec.hpp.
 #pragma once
 
@@ -17,7 +17,7 @@ namespace sparksave::spark_save {
 // True when `head` starts with the magic "SPRK".
 bool detect(std::string_view head) noexcept;
 
-// What a file name is in a save directory (FORMATS.md §1.7): a slot's save
+// What a file name is in a save directory (formats/README.md §1.7): a slot's save
 // `<slot>.spark_save`, the engine's backup of it `<slot>.spark_save.bak` (the previous good
 // revision), its write in progress `<slot>.spark_save.tmp` (left only by a crash), or other.
 enum class SlotFile : std::uint8_t { other, primary, backup, temp };

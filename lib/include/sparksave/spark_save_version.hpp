@@ -1,6 +1,6 @@
-// The `.spark_save` versions the current engine writes and loads (FORMATS.md 1.4): shared by the
-// engine-facing API (save_file.hpp) and the format's reader (formats/spark_save/spec.hpp), so
-// the numbers exist once.
+// The `.spark_save` versions the current engine writes and loads (formats/README.md §1.4): shared
+// by the engine-facing API (save_file.hpp) and the format's reader (formats/spark_save/spec.hpp),
+// so the numbers exist once.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// tess world archive (FORMATS.md section 4): read, check, write, describe, migrate.
+// tess world archive (formats/README.md §4): read, check, write, describe, migrate.
 // The tree these functions build and take is documented in formats/tess_world/spec.hpp.
 #pragma once
 

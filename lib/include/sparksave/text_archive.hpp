@@ -1,4 +1,4 @@
-// PgEngine / ColumbaEngine text archive `.sz` (FORMATS.md section 2): read, check, write,
+// PgEngine / ColumbaEngine text archive `.sz` (formats/README.md §2): read, check, write,
 // describe. The tree these functions build and take is documented in
 // formats/text_archive/spec.hpp.
 #pragma once

@@ -1,6 +1,6 @@
 // Work on a second thread, written once: diff reads its two files at once, and the reader of a
-// checksummed format computes a large file's CRC-32 while it parses it (FORMATS.md 1.5), then
-// reads the file again, the careful way, when the CRC shows the parse assumed wrong.
+// checksummed format computes a large file's CRC-32 while it parses it (formats/README.md §1.5),
+// then reads the file again, the careful way, when the CRC shows the parse assumed wrong.
 #pragma once
 
 #include <cstdint>
