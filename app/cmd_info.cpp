@@ -6,7 +6,6 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/save_file.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 

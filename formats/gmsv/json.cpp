@@ -28,8 +28,8 @@
 #include "reader.hpp"
 #include "tree.hpp"
 
+#include "api.hpp"
 #include "sparksave/escape.hpp"
-#include "sparksave/gmsv.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 

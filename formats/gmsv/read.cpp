@@ -1,7 +1,7 @@
 // Reading a GMSV save into the Document tree (layout of the tree: spec.hpp).
 #include "reader.hpp"
 
-#include "sparksave/gmsv.hpp"
+#include "api.hpp"
 
 namespace sparksave::gmsv {
 

@@ -2,7 +2,7 @@
 // and the entities for people.
 #include "reader.hpp"
 
-#include "sparksave/gmsv.hpp"
+#include "api.hpp"
 
 #include <unordered_map>
 

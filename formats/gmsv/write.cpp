@@ -5,10 +5,10 @@
 #include "rules.hpp"
 #include "tree.hpp"
 
+#include "api.hpp"
 #include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
-#include "sparksave/gmsv.hpp"
 
 #include <charconv>
 

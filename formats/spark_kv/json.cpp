@@ -30,10 +30,10 @@
 #include "codec.hpp"
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/spark_kv.hpp"
 
 #include <fmt/format.h>
 

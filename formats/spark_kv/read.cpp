@@ -2,7 +2,7 @@
 // one by its content.
 #include "reader.hpp"
 
-#include "sparksave/spark_kv.hpp"
+#include "api.hpp"
 
 #include <algorithm>
 

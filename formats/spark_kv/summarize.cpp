@@ -2,7 +2,7 @@
 // records, distinct keys and skipped lines, the marker, and the most common key prefixes.
 #include "reader.hpp"
 
-#include "sparksave/spark_kv.hpp"
+#include "api.hpp"
 
 #include <algorithm>
 

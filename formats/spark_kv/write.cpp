@@ -7,9 +7,9 @@
 #include "rules.hpp"
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/spark_kv.hpp"
 
 #include <fmt/format.h>
 

@@ -22,11 +22,11 @@
 #include "spec.hpp"
 #include "tree.hpp"
 
+#include "api.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 #include "reader.hpp"
 #include "tree.hpp"
 
-#include "sparksave/spark_save.hpp"
+#include "api.hpp"
 
 #include <utility>
 

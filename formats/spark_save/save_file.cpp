@@ -6,13 +6,13 @@
 #include "reader.hpp"
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/save_file.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 

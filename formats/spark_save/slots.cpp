@@ -1,7 +1,7 @@
 // The files of a save directory (formats/README.md §1.7): which name is a slot's save, the engine's
 // backup of it, or its interrupted write.
+#include "api.hpp"
 #include "sparksave/save_file.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <charconv>
 

@@ -2,7 +2,7 @@
 // save's own description for people.
 #include "reader.hpp"
 
-#include "sparksave/spark_save.hpp"
+#include "api.hpp"
 #include "text_util.hpp"
 
 #include <algorithm>

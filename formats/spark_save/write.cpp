@@ -1,11 +1,11 @@
 // Writing the tree back to `.spark_save` bytes (layout: spec.hpp, formats/README.md §1.1).
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <charconv>
 #include <fmt/format.h>

@@ -31,11 +31,11 @@
 #include "reader.hpp"
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/column.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
-#include "sparksave/tess_world.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 // Reading a tess world archive into the Document tree (layout of the tree: spec.hpp).
 #include "reader.hpp"
 
-#include "sparksave/tess_world.hpp"
+#include "api.hpp"
 
 namespace sparksave::tess_world {
 

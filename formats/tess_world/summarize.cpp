@@ -2,7 +2,7 @@
 // lattice, schema, residency and fields for people.
 #include "reader.hpp"
 
-#include "sparksave/tess_world.hpp"
+#include "api.hpp"
 
 #include <algorithm>
 #include <bit>

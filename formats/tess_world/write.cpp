@@ -3,9 +3,9 @@
 // lists' lengths; everything else comes from the tree as it is.
 #include "rules.hpp"
 
+#include "api.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
-#include "sparksave/tess_world.hpp"
 
 #include <charconv>
 

@@ -39,11 +39,11 @@
 #include "reader.hpp"
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/text_archive.hpp"
 
 #include <fmt/format.h>
 

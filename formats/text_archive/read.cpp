@@ -1,7 +1,7 @@
 // Reading a text archive into the Document tree (layout of the tree: spec.hpp).
 #include "reader.hpp"
 
-#include "sparksave/text_archive.hpp"
+#include "api.hpp"
 
 namespace sparksave::text_archive {
 

@@ -2,7 +2,7 @@
 // entries, classes and attributes by type.
 #include "reader.hpp"
 
-#include "sparksave/text_archive.hpp"
+#include "api.hpp"
 
 #include <algorithm>
 

@@ -4,9 +4,9 @@
 // The walk keeps its own stack, so a deep tree cannot overflow the call stack.
 #include "spec.hpp"
 
+#include "api.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/text_archive.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 #include "sparksave/input.hpp"
 
 #include "sparksave/migrate.hpp"
-#include "sparksave/spark_save.hpp"
+#include "sparksave/save_file.hpp"
 
 #include <algorithm>
 #include <atomic>

@@ -76,9 +76,9 @@ TEST_CASE("diff --json output parses back as the documented array") {
 #endif
 
 #ifdef SPARKSAVE_BINARY
+#include "spark_save/api.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/spark_save.hpp"
 
 namespace {
 

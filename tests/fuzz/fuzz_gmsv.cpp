@@ -1,7 +1,7 @@
 // libFuzzer target for the GMSV reader: read, summarize (the same findings), print (text with
 // offsets, JSON), and when the input is valid, check that writing it back and packing its JSON
 // both give the same bytes, and run the migrations (which may refuse, never crash).
-#include "sparksave/gmsv.hpp"
+#include "gmsv/api.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
 

@@ -2,10 +2,10 @@
 // JSON), write back (every input, valid or not, reproduces byte for byte: spec.hpp), pack the
 // JSON dump back to the same bytes, and migrate a clean legacy store to a v2 store that reads
 // back to the same records.
+#include "spark_kv/api.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/spark_kv.hpp"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 // libFuzzer target for the `.spark_save` reader: read, summarize, print, and when the input is
 // valid, check that writing it back gives the same bytes.
+#include "spark_save/api.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <cstdint>
 #include <cstdlib>

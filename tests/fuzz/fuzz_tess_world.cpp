@@ -3,7 +3,7 @@
 // writing it back and packing its JSON both give the same bytes, and that a v1 file migrates.
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/tess_world.hpp"
+#include "tess_world/api.hpp"
 
 #include <cstdint>
 #include <cstdlib>

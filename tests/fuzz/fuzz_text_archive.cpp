@@ -2,7 +2,7 @@
 // (text and JSON), and when the input is in the writer's own form, check that writing it back and
 // packing its JSON dump both give the same bytes.
 #include "sparksave/print.hpp"
-#include "sparksave/text_archive.hpp"
+#include "text_archive/api.hpp"
 
 #include <cstdint>
 #include <cstdlib>

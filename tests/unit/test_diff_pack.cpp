@@ -3,12 +3,12 @@
 
 #include "support.hpp"
 
+#include "spark_save/api.hpp"
 #include "sparksave/diff.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 

@@ -6,10 +6,10 @@
 #include "gmsv/tree.hpp"
 #include "support.hpp"
 
+#include "gmsv/api.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/diff.hpp"
 #include "sparksave/format.hpp"
-#include "sparksave/gmsv.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"

@@ -6,11 +6,11 @@
 #include "spark_save/spec.hpp"
 #include "support.hpp"
 
+#include "spark_save/api.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>

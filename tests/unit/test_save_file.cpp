@@ -7,10 +7,10 @@
 
 #include "support.hpp"
 
+#include "spark_save/api.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/save_file.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <atomic>
 #include <cmath>

@@ -8,12 +8,12 @@
 #include "spark_kv/spec.hpp"
 #include "support.hpp"
 
+#include "spark_kv/api.hpp"
 #include "sparksave/diff.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/spark_kv.hpp"
 
 #include <fmt/format.h>
 

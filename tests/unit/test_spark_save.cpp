@@ -8,10 +8,10 @@
 #include "spark_save/spec.hpp"
 #include "support.hpp"
 
+#include "spark_save/api.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/spark_save.hpp"
 
 #include <fmt/format.h>
 

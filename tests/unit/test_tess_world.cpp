@@ -12,7 +12,7 @@
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/tess_world.hpp"
+#include "tess_world/api.hpp"
 
 #include <fmt/format.h>
 

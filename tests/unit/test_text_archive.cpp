@@ -10,7 +10,7 @@
 
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
-#include "sparksave/text_archive.hpp"
+#include "text_archive/api.hpp"
 
 #include <fmt/format.h>
 

@@ -8,12 +8,12 @@
 #include "support.hpp"
 #include "text_archive/spec.hpp"
 
+#include "spark_save/api.hpp"
 #include "sparksave/diff.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/node_path.hpp"
-#include "sparksave/spark_save.hpp"
-#include "sparksave/text_archive.hpp"
+#include "text_archive/api.hpp"
 
 #include <fmt/format.h>
 

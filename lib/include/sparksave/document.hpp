@@ -7,7 +7,9 @@
 // Names and values are (offset, length) references into the source file buffer, so reading a
 // file copies no strings; text created later (migrations, pack) goes to the document's arena.
 //
-// What each format puts in the tree is documented in that format's spec.hpp.
+// What each format puts in the tree: its JSON form in sparksave-dump(1) names every node. The
+// headers cite the format reference as formats/README.md §x.y: it is installed as
+// share/doc/sparksave/formats/README.md.
 #pragma once
 
 #include "sparksave/version.hpp"

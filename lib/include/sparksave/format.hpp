@@ -1,5 +1,5 @@
-// The format table: the one explicit list of formats sparksave knows (formats/registry.cpp),
-// how each is recognised from its content, and the operations every command calls through it.
+// The format table: the one explicit list of formats sparksave knows, how each is recognised
+// from its content, and the operations every command calls through it.
 // Detection is by content (magic bytes / first line), never by file name (sparksave(1) DIRECTORY
 // WALKS).
 #pragma once
@@ -123,8 +123,8 @@ struct FormatInfo {
     Summary (*summarize)(std::string_view bytes);
     // Writes the tree back to bytes (checksums recomputed).
     Result<std::string> (*write)(const Document& doc);
-    // Appends the lossless JSON form of the tree (`dump --json`; the schema is in the format's
-    // man page section and spec.hpp).
+    // Appends the lossless JSON form of the tree (`dump --json`; the schema of each format is in
+    // sparksave-dump(1)).
     void (*to_json)(const Document& doc, std::string& out);
     // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
     // line:column.

@@ -182,6 +182,13 @@ class SaveWriter {
 // Slots on disk (formats/README.md §1.7), with the engine's conventions: `<dir>/<slot>.spark_save`,
 // its backup `<slot>.spark_save.bak` (the previous good revision), its write in progress
 // `<slot>.spark_save.tmp` (left only by a crash).
+
+// What a file name is in a save directory (formats/README.md §1.7): a slot's save
+// `<slot>.spark_save`, the engine's backup of it `<slot>.spark_save.bak` (the previous good
+// revision), its write in progress `<slot>.spark_save.tmp` (left only by a crash), or other.
+enum class SlotFile : std::uint8_t { other, primary, backup, temp };
+SlotFile slot_file_kind(std::string_view filename) noexcept;
+
 enum class SlotRole { user, quicksave, autosave };
 
 struct SlotInfo {

@@ -1,6 +1,5 @@
 // The `.spark_save` versions the current engine writes and loads (formats/README.md §1.4): shared
-// by the engine-facing API (save_file.hpp) and the format's reader (formats/spark_save/spec.hpp),
-// so the numbers exist once.
+// by the engine-facing API (save_file.hpp) and the format's reader, so the numbers exist once.
 #pragma once
 
 #include <cstdint>

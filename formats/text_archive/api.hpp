@@ -1,9 +1,8 @@
+// Internal to the library (not installed): the functions of the format's row.
 // PgEngine / ColumbaEngine text archive `.sz` (formats/README.md §2): read, check, write,
 // describe. The tree these functions build and take is documented in
 // formats/text_archive/spec.hpp.
 #pragma once
-
-#include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
@@ -42,5 +41,8 @@ void to_json(const Document& doc, std::string& out);
 // cannot hold (a line feed in a value, ...); the format's rules are left to the reader, which
 // the caller runs on the result. pack(dump --json X) == X for every X read without error.
 Result<Packed> from_json(std::string_view json);
+
+// The format's row of the format table (format.cpp).
+extern const FormatInfo k_format;
 
 } // namespace sparksave::text_archive

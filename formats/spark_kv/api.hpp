@@ -1,10 +1,9 @@
+// Internal to the library (not installed): the functions of the format's row.
 // spark-kv store, the SparkEngine AsyncDatabase file fallback (formats/README.md §3): read,
 // check, write, describe. Version 1 is a legacy store (no marker line, no escaping), version 2
 // a `#!spark-kv-v2` store. The tree these functions build and take is documented in
 // formats/spark_kv/spec.hpp.
 #pragma once
-
-#include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
@@ -42,5 +41,8 @@ void to_json(const Document& doc, std::string& out);
 // The bytes a JSON dump describes (`pack`). The result still has to be read back to check the
 // format's rules.
 Result<Packed> from_json(std::string_view json);
+
+// The format's row of the format table (format.cpp).
+extern const FormatInfo k_format;
 
 } // namespace sparksave::spark_kv

@@ -1,8 +1,7 @@
+// Internal to the library (not installed): the functions of the format's row.
 // tess world archive (formats/README.md §4): read, check, write, describe, migrate.
 // The tree these functions build and take is documented in formats/tess_world/spec.hpp.
 #pragma once
-
-#include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
@@ -34,5 +33,8 @@ void to_json(const Document& doc, std::string& out);
 
 // The bytes a JSON dump describes (`pack`); body size and CRC-32 are recomputed.
 Result<Packed> from_json(std::string_view json);
+
+// The format's row of the format table (format.cpp).
+extern const FormatInfo k_format;
 
 } // namespace sparksave::tess_world

@@ -1,8 +1,7 @@
+// Internal to the library (not installed): the functions of the format's row.
 // SparkEngine `.spark_save` (formats/README.md §1): read, check, write, describe.
 // The tree these functions build and take is documented in formats/spark_save/spec.hpp.
 #pragma once
-
-#include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
@@ -16,12 +15,6 @@ namespace sparksave::spark_save {
 
 // True when `head` starts with the magic "SPRK".
 bool detect(std::string_view head) noexcept;
-
-// What a file name is in a save directory (formats/README.md §1.7): a slot's save
-// `<slot>.spark_save`, the engine's backup of it `<slot>.spark_save.bak` (the previous good
-// revision), its write in progress `<slot>.spark_save.tmp` (left only by a crash), or other.
-enum class SlotFile : std::uint8_t { other, primary, backup, temp };
-SlotFile slot_file_kind(std::string_view filename) noexcept;
 
 // Reads every version (1..4), applying that version's rules (1.4, 1.5). Rules the file's own
 // version tolerates but the current engine refuses are warnings; the rest are errors.
@@ -55,5 +48,8 @@ Result<Packed> from_json_to(std::string_view json,
                             const std::function<Result<void>(std::string_view)>& emit);
 // The writer part by part (format.hpp Parts): bytes go to `emit` in blocks of about 1 MiB.
 std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)> emit);
+
+// The format's row of the format table (format.cpp).
+extern const FormatInfo k_format;
 
 } // namespace sparksave::spark_save

@@ -1,9 +1,8 @@
+// Internal to the library (not installed): the functions of the format's row.
 // GMSV saves (formats/README.md §5, the ECS save-system design of seed 003): read, check,
 // write, describe, migrate. The tree these functions build and take is documented in
 // formats/gmsv/spec.hpp.
 #pragma once
-
-#include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
@@ -34,5 +33,8 @@ void to_json(const Document& doc, std::string& out);
 
 // The bytes a JSON dump describes (`pack`); the CRC-32 is recomputed.
 Result<Packed> from_json(std::string_view json);
+
+// The format's row of the format table (format.cpp).
+extern const FormatInfo k_format;
 
 } // namespace sparksave::gmsv

@@ -1,0 +1,27 @@
+// The format's row of the format table (formats/registry.cpp lists the rows in detection
+// order).
+#include "api.hpp"
+#include "spec.hpp"
+
+namespace sparksave::spark_save {
+
+const FormatInfo k_format = {
+    .id = FormatId::spark_save,
+    .name = "spark_save",
+    .title = "SparkEngine save (.spark_save)",
+    .max_file_size = k_max_file_size,
+    .current_version = k_current_version,
+    .detect = detect,
+    .read = read,
+    .summarize = summarize,
+    .write = write,
+    .to_json = to_json,
+    .from_json = from_json,
+    .items = k_entities,
+    .stream = stream,
+    .json_parts = json_parts,
+    .part_writer = part_writer,
+    .from_json_to = from_json_to,
+};
+
+} // namespace sparksave::spark_save

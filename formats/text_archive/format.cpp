@@ -1,0 +1,23 @@
+// The format's row of the format table (formats/registry.cpp lists the rows in detection
+// order).
+#include "api.hpp"
+#include "spec.hpp"
+
+namespace sparksave::text_archive {
+
+const FormatInfo k_format = {
+    .id = FormatId::text_archive,
+    .name = "text_archive",
+    .title = "PgEngine text archive (.sz)",
+    .max_file_size = k_max_file_size,
+    .current_version = k_current_version,
+    .detect = detect,
+    .signature = has_signature,
+    .read = read,
+    .summarize = summarize,
+    .write = write,
+    .to_json = to_json,
+    .from_json = from_json,
+};
+
+} // namespace sparksave::text_archive
