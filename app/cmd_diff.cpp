@@ -7,13 +7,14 @@
 #include "sparksave/diff.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/print.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 #include <map>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 namespace {
 
@@ -326,4 +327,4 @@ void setup_diff(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_diff(*o); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

@@ -6,12 +6,13 @@
 #include "sparksave/column.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/print.hpp"
+#include "sparksave/version.hpp"
 
 #include <memory>
 
 #include <fmt/format.h>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 namespace {
 
@@ -200,4 +201,4 @@ void setup_dump(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_dump(*o); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

@@ -6,6 +6,7 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/save_file.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -16,7 +17,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 namespace {
 
@@ -472,4 +473,4 @@ void setup_info(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_info(*o); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

@@ -8,6 +8,7 @@
 
 #include "sparksave/file_io.hpp"
 #include "sparksave/migrate.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 namespace {
 
@@ -248,4 +249,4 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_migrate(*o); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

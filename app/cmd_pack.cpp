@@ -8,6 +8,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +16,7 @@
 #include <optional>
 #include <unistd.h>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 namespace {
 
@@ -218,4 +219,4 @@ void setup_pack(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

@@ -2,10 +2,11 @@
 // this save intact, and will the engine load it?
 #include "commands.hpp"
 #include "common.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 namespace {
 
@@ -190,4 +191,4 @@ void setup_verify(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_verify(*o); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

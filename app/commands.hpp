@@ -1,9 +1,11 @@
 // The subcommands: each file cmd_<name>.cpp adds its subcommand to the app and runs it.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <CLI/CLI.hpp>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 void setup_info(CLI::App& app, int& exit_code);
 void setup_dump(CLI::App& app, int& exit_code);
@@ -12,4 +14,4 @@ void setup_migrate(CLI::App& app, int& exit_code);
 void setup_pack(CLI::App& app, int& exit_code);
 void setup_diff(CLI::App& app, int& exit_code);
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

@@ -3,6 +3,7 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -21,7 +22,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 GlobalOptions& globals() {
     static GlobalOptions options;
@@ -295,4 +296,4 @@ void parallel_for_ordered(std::size_t count, unsigned jobs,
     stop_and_join();
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

@@ -8,6 +8,7 @@
 #include "sparksave/file_io.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/input.hpp"
+#include "sparksave/version.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -19,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 // Exit status, the same for every command (sparksave(1) EXIT STATUS).
 inline constexpr int k_exit_ok = 0;      // valid / identical / up to date / written
@@ -115,4 +116,4 @@ void parallel_for_ordered(std::size_t count, unsigned jobs,
                           const std::function<void(std::size_t)>& work,
                           const std::function<void(std::size_t)>& done);
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

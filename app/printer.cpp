@@ -1,12 +1,13 @@
 // The output layer's two back-ends (printer.hpp): text lines, and JSON through lib's JsonWriter.
 #include "printer.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <cassert>
 #include <utility>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 std::string paint(Style style, std::string_view text, bool enabled) {
     if (!enabled) return std::string(text);
@@ -273,4 +274,4 @@ void print_finding(Printer& p, const Error& f, bool text) {
     if (text) p.line([&](std::string& out) { out += describe_finding(f, p.color()); });
 }
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

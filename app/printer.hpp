@@ -13,6 +13,7 @@
 
 #include "sparksave/error.hpp"
 #include "sparksave/json_writer.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -21,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::app {
+namespace sparksave::inline SPARKSAVE_ABI::app {
 
 // Colour for people (text only; the JSON back-end never colours).
 enum class Style { ok, fail, error, warning, added, removed, changed, dim };
@@ -121,4 +122,4 @@ std::unique_ptr<Printer> json_printer(Printer::Sink sink,
 // one).
 void print_finding(Printer& p, const Error& finding, bool text = true);
 
-} // namespace sparksave::app
+} // namespace sparksave::inline SPARKSAVE_ABI::app

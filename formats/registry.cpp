@@ -8,10 +8,11 @@
 #include "text_archive/api.hpp"
 
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <algorithm>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 std::span<const FormatInfo> format_table() noexcept {
     // Detection order: spark-kv's legacy stores have no signature (they are recognised by the
@@ -33,4 +34,4 @@ most_common(std::vector<std::pair<std::string, std::uint64_t>> counts, std::size
     return counts;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -12,10 +12,11 @@
 #include "steps.hpp"
 
 #include "gmsv/tree.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     const NodeId entities = doc.child(doc.root(), gmsv::k_entities);
@@ -51,4 +52,4 @@ Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

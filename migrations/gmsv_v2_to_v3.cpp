@@ -11,6 +11,7 @@
 
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +19,7 @@
 #include <charconv>
 #include <optional>
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 namespace {
 
@@ -137,4 +138,4 @@ Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

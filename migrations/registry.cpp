@@ -4,8 +4,9 @@
 #include "steps.hpp"
 
 #include "sparksave/migrate.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -64,4 +65,4 @@ std::span<const MigrationStep> migration_steps() noexcept {
     return k_steps;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -14,10 +14,11 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     NodeId records = doc.child(doc.root(), spark_kv::k_records);
@@ -66,4 +67,4 @@ Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

@@ -5,8 +5,9 @@
 #include "steps.hpp"
 
 #include "spark_save/tree.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& notes) {
     const NodeId metadata = doc.child(doc.root(), spark_save::k_metadata);
@@ -41,4 +42,4 @@ Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& n
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

@@ -6,10 +6,11 @@
 #include "steps.hpp"
 
 #include "spark_save/spec.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 // Each entity (an item of the list).
 Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t,
@@ -58,4 +59,4 @@ Result<void> spark_save_v2_to_v3_tail(Document& doc, std::vector<std::string>& n
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

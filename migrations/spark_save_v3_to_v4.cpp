@@ -4,8 +4,9 @@
 #include "steps.hpp"
 
 #include "spark_save/spec.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 Result<void> spark_save_v3_to_v4_tail(Document& doc, std::vector<std::string>&) {
     // A v3 tree has no checksum; one read from a damaged file would only hold a stale value.
@@ -14,4 +15,4 @@ Result<void> spark_save_v3_to_v4_tail(Document& doc, std::vector<std::string>&) 
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

@@ -3,12 +3,13 @@
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 // spark_save steps apply by parts (migrate.hpp MigrationStep): large files are migrated part by
 // part.
@@ -23,4 +24,4 @@ Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes)
 Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
 Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes);
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

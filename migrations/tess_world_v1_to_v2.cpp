@@ -7,12 +7,13 @@
 #include "tess_world/spec.hpp"
 
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
 
-namespace sparksave::migrations {
+namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     const NodeId chunks = doc.child(doc.root(), tess_world::k_chunks);
@@ -53,4 +54,4 @@ Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes)
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace sparksave::inline SPARKSAVE_ABI::migrations

@@ -6,10 +6,11 @@
 
 #include "sparksave/crc32.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <doctest/doctest.h>
 
-namespace sparksave::test {
+namespace sparksave::inline SPARKSAVE_ABI::test {
 
 namespace {
 
@@ -120,4 +121,4 @@ std::string value_at(const Document& doc, const char* path) {
     return std::string(doc.value(at(doc, path)));
 }
 
-} // namespace sparksave::test
+} // namespace sparksave::inline SPARKSAVE_ABI::test

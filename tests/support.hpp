@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sparksave/document.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace sparksave::test {
+namespace sparksave::inline SPARKSAVE_ABI::test {
 
 std::filesystem::path testdata();
 std::string read_bytes(const std::filesystem::path& path);
@@ -44,4 +45,4 @@ std::string value_at(const Document& doc, const char* path);
 // §1.1.
 std::string random_spark_save(std::mt19937& rng, std::uint32_t version);
 
-} // namespace sparksave::test
+} // namespace sparksave::inline SPARKSAVE_ABI::test

@@ -1,4 +1,5 @@
 // Test helpers without doctest: test files and goldens (the CLI case runner links these too).
+#include "sparksave/version.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -7,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-namespace sparksave::test {
+namespace sparksave::inline SPARKSAVE_ABI::test {
 
 std::filesystem::path testdata() {
     return SPARKSAVE_TESTDATA;
@@ -88,4 +89,4 @@ std::string check_golden(const std::filesystem::path& golden, const std::string&
            "\n  expected: " + context(expected) + "\n  actual:   " + context(actual);
 }
 
-} // namespace sparksave::test
+} // namespace sparksave::inline SPARKSAVE_ABI::test

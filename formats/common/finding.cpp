@@ -1,10 +1,11 @@
 #include "common/finding.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 std::string byte_count(std::uint64_t n) {
     return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
@@ -15,4 +16,4 @@ std::string excerpt(std::string_view text, std::size_t max) {
     return display(text.substr(0, max), true) + "...";
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

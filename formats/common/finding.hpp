@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sparksave/error.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // "1 byte", "2 bytes".
 std::string byte_count(std::uint64_t n);
@@ -39,4 +40,4 @@ inline void add_at(Findings& findings, Severity severity, ErrorCode code, Pos po
                        std::move(message)});
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -7,12 +7,13 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 // True when `head` starts with the magic "GMSV".
 bool detect(std::string_view head) noexcept;
@@ -37,4 +38,4 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

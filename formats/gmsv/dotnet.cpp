@@ -1,11 +1,12 @@
 // Guid and DateTime encodings of .NET (dotnet.hpp).
 #include "dotnet.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 namespace {
 
@@ -112,4 +113,4 @@ std::string iso8601(const DotNetTime& time) {
                        time.kind == DotNetTime::Kind::unspecified ? "" : "Z");
 }
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

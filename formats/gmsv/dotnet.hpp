@@ -2,12 +2,14 @@
 // DateTime.ToBinary(), turned into the text people read and back.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 // 16 bytes in the Guid.ToByteArray() layout -> "00112233-4455-6677-8899-aabbccddeeff".
 std::string guid_text(std::string_view bytes16);
@@ -32,4 +34,4 @@ std::string_view kind_name(DotNetTime::Kind kind) noexcept; // "utc", "local", "
 // instant (Z). Needs `valid`.
 std::string iso8601(const DotNetTime& time);
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

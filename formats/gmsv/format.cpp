@@ -2,9 +2,10 @@
 // order).
 // GMSV save (formats/README.md §5, the ECS save-system design of seed 003): the magic "GMSV".
 #include "api.hpp"
+#include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 const FormatInfo k_format = {
     .id = FormatId::gmsv,
@@ -20,4 +21,4 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

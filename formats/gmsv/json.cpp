@@ -32,13 +32,14 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <optional>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 namespace {
 
@@ -329,4 +330,4 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

@@ -15,6 +15,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -24,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -241,4 +242,4 @@ template <class Sink> class Reader {
     std::vector<std::uint16_t> touched_; // the ids set in seen_
 };
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

@@ -7,13 +7,14 @@
 #include "spec.hpp"
 
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <string>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 inline std::string entity_path(std::uint64_t e) {
     std::string p(k_entities);
@@ -21,4 +22,4 @@ inline std::string entity_path(std::uint64_t e) {
     return p;
 }
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

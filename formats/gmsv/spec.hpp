@@ -71,11 +71,13 @@
 // The file's version is Document::version(), not a node.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 inline constexpr std::string_view k_magic = "GMSV";
 inline constexpr std::uint32_t k_current_version = 3;
@@ -114,4 +116,4 @@ inline constexpr std::string_view k_checksum = "checksum";
 inline constexpr std::string_view k_trailing = "trailing";
 inline constexpr std::string_view k_json_tag = "json";
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

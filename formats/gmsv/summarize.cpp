@@ -3,10 +3,11 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
 #include <unordered_map>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 namespace {
 
@@ -85,4 +86,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

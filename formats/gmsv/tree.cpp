@@ -2,12 +2,13 @@
 #include "tree.hpp"
 
 #include "sparksave/json_reader.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 namespace {
 
@@ -198,4 +199,4 @@ void replace_payload(Document& doc, NodeId component, std::string_view data) {
     set_payload(doc, component);
 }
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

@@ -6,13 +6,14 @@
 #include "spec.hpp"
 
 #include "sparksave/document.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 // Whether component data is the JSON form: exactly one JSON object (RFC 8259, so UTF-8) with
 // nothing before or after it, nesting at most k_max_json_depth levels. System.Text.Json writes
@@ -33,4 +34,4 @@ void set_payload(Document& doc, NodeId component);
 // span is dropped, and its children are rebuilt.
 void replace_payload(Document& doc, NodeId component, std::string_view data);
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

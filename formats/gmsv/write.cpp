@@ -9,10 +9,11 @@
 #include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 
-namespace sparksave::gmsv {
+namespace sparksave::inline SPARKSAVE_ABI::gmsv {
 
 namespace {
 
@@ -97,4 +98,4 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::gmsv
+} // namespace sparksave::inline SPARKSAVE_ABI::gmsv

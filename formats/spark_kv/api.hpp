@@ -8,12 +8,13 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 // True when the first line is the marker `#!spark-kv-v2` (or meant as one), or when the head
 // looks like a legacy store: every line one `key<TAB>value` pair, no NUL byte (the rule is
@@ -45,4 +46,4 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

@@ -5,6 +5,7 @@
 #include "spec.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 // The characters a v2 writer escapes, and what follows the backslash for each.
 inline bool needs_escape(char c) noexcept {
@@ -131,4 +132,4 @@ inline void append_line(std::string& out, std::string_view key, std::string_view
     }
 }
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

@@ -6,9 +6,10 @@
 // formats/spark_kv/read.cpp). That rule must never take another format's file: keep this row
 // after every format that has a magic number or a fixed first line.
 #include "api.hpp"
+#include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 const FormatInfo k_format = {
     .id = FormatId::spark_kv,
@@ -25,4 +26,4 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

@@ -34,13 +34,14 @@
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <optional>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
@@ -268,4 +269,4 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

@@ -13,6 +13,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -24,7 +25,7 @@
 #include <system_error>
 #include <unordered_map>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -367,4 +368,4 @@ template <class Sink> class Reader {
     std::unordered_map<std::string_view, std::uint32_t> seen_; // key -> its last line
 };
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

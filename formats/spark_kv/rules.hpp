@@ -9,6 +9,7 @@
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -17,7 +18,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 // The MMO record conventions of formats/README.md §3 (spec.hpp).
 enum class Mmo : std::uint8_t { none, character, inventory };
@@ -168,4 +169,4 @@ inline std::string index_path(std::uint64_t index) {
     return p;
 }
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

@@ -109,12 +109,14 @@
 // records["character_7"].level, records.meta_next_character_id.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 inline constexpr std::string_view k_marker = "#!spark-kv-v2"; // the whole first line of v2
 // A first line starting with this (after a UTF-8 byte order mark, if any) is meant as a marker.
@@ -164,4 +166,4 @@ inline constexpr char k_field_separator = '|';
 inline constexpr char k_slot_separator = ',';
 inline constexpr char k_slot_part_separator = ':';
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

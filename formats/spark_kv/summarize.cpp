@@ -3,10 +3,11 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
 #include <algorithm>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 namespace {
 
@@ -96,4 +97,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

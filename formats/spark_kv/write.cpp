@@ -10,10 +10,11 @@
 #include "api.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
-namespace sparksave::spark_kv {
+namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 namespace {
 
@@ -105,4 +106,4 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::spark_kv
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv

@@ -6,12 +6,13 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // True when `head` starts with the magic "SPRK".
 bool detect(std::string_view head) noexcept;
@@ -52,4 +53,4 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

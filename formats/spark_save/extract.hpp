@@ -23,6 +23,7 @@
 #pragma once
 
 #include "sparksave/document.hpp"
+#include "sparksave/version.hpp"
 
 #include <cerrno>
 #include <cfloat>
@@ -33,7 +34,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 inline bool is_space(char c) noexcept {
     return c == ' ' || (c >= '\t' && c <= '\r');
@@ -175,4 +176,4 @@ inline std::size_t hex_float_at(std::string_view text, std::size_t pos, float& v
     return used > 2 && copy.find_first_of("xX") < used ? used : 0;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

@@ -1,9 +1,10 @@
 // The format's row of the format table (formats/registry.cpp lists the rows in detection
 // order).
 #include "api.hpp"
+#include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 const FormatInfo k_format = {
     .id = FormatId::spark_save,
@@ -24,4 +25,4 @@ const FormatInfo k_format = {
     .from_json_to = from_json_to,
 };
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

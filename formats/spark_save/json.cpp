@@ -27,6 +27,7 @@
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -35,7 +36,7 @@
 #include <cstring>
 #include <functional>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 using namespace std::string_view_literals; // appends without strlen
 
@@ -223,7 +224,7 @@ void to_json(const Document& doc, std::string& out) {
     if (!doc.complete()) json.stopped();
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
 
 // ---- pack: the same schema read back -----------------------------------------------------------
 //
@@ -235,7 +236,7 @@ void to_json(const Document& doc, std::string& out) {
 // can say where it is (JSON path and line:column): the shape, the types, and the lengths and
 // counts the file's fields hold. The caller reads the result back for every rule of the version.
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 namespace {
 
@@ -862,4 +863,4 @@ Result<Packed> from_json(std::string_view text) {
     return packed;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

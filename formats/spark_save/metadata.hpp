@@ -9,6 +9,7 @@
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // How `info` shows a field's value.
 enum class Shown : std::uint8_t {
@@ -454,4 +455,4 @@ inline std::string render_metadata(const MetadataBlock& meta, std::string_view b
     return out;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

@@ -3,10 +3,11 @@
 #include "tree.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
 #include <utility>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 namespace {
 
@@ -173,9 +174,9 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     return out;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     std::string_view bytes = source ? source->view() : std::string_view{};
@@ -202,4 +203,4 @@ PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     return out;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

@@ -18,6 +18,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
@@ -33,7 +34,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
 // loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
@@ -737,4 +738,4 @@ template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end(
     return scan.payload_end();
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

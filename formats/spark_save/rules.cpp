@@ -1,8 +1,9 @@
 #include "rules.hpp"
 
 #include "sparksave/crc32.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 std::uint32_t crc_as_version4(std::string_view data, std::size_t end) {
     unsigned char head[8];
@@ -25,4 +26,4 @@ bool crc_alongside(std::string_view data) noexcept {
     return version >= 1 && version <= k_current_version;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

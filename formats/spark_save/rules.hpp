@@ -7,6 +7,7 @@
 #include "spec.hpp"
 
 #include "sparksave/crc32.hpp"
+#include "sparksave/version.hpp"
 
 #include <boost/endian/conversion.hpp>
 #include <fmt/format.h>
@@ -19,7 +20,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
 // version detection).
@@ -53,4 +54,4 @@ inline std::optional<long long> parse_parent_index(std::string_view text) {
     return v;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

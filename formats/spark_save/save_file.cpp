@@ -13,6 +13,7 @@
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/save_file.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -29,7 +30,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 namespace {
 
@@ -701,4 +702,4 @@ Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* 
     return e;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

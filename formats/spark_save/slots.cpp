@@ -2,10 +2,11 @@
 // backup of it, or its interrupted write.
 #include "api.hpp"
 #include "sparksave/save_file.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 SlotFile slot_file_kind(std::string_view name) noexcept {
     // The slot is the stem before the suffix, even an empty one (not a valid slot name, but
@@ -16,9 +17,9 @@ SlotFile slot_file_kind(std::string_view name) noexcept {
     return SlotFile::other;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 bool is_valid_slot_name(std::string_view slot) noexcept {
     // formats/README.md §1.7: 1-64 characters of [A-Za-z0-9_-].
@@ -45,4 +46,4 @@ SlotRole slot_role(std::string_view slot, int* autosave_index) noexcept {
     return SlotRole::autosave;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

@@ -44,11 +44,12 @@
 #pragma once
 
 #include "sparksave/spark_save_version.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 inline constexpr std::string_view k_magic = "SPRK";
 // k_current_version, k_oldest_loadable (1.4): sparksave/spark_save_version.hpp.
@@ -87,4 +88,4 @@ constexpr bool current_rules(std::uint32_t version) noexcept {
     return version >= 3;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

@@ -3,11 +3,12 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 #include "text_util.hpp"
 
 #include <algorithm>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 namespace {
 
@@ -164,4 +165,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

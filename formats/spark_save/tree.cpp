@@ -1,7 +1,8 @@
 // Metadata nodes of the `.spark_save` tree.
 #include "tree.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& meta, bool spans) {
     // Tokens become Strs by their place in the block, so appending names to the arena (which
@@ -51,4 +52,4 @@ void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std:
     add_metadata_fields(doc, metadata, meta, false);
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

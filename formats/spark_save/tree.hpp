@@ -6,11 +6,12 @@
 #include "metadata.hpp"
 
 #include "sparksave/document.hpp"
+#include "sparksave/version.hpp"
 
 #include <string>
 #include <string_view>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // Adds the fields of `meta`, parsed from the block that is `metadata`'s value, as its children:
 // one scalar a field, position as an object of x, y, z. With `spans`, the tokens' offsets are
@@ -21,4 +22,4 @@ void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& me
 // rebuilt from it as `version` reads it.
 void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std::uint32_t version);
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

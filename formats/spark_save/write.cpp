@@ -6,13 +6,14 @@
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 #include <fmt/format.h>
 #include <functional>
 #include <memory>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 namespace {
 
@@ -181,4 +182,4 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
     return std::make_unique<Writer>(std::size_t{2} << 20, std::move(emit));
 }
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

@@ -6,12 +6,13 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 // True when `head` starts with the magic "TESSWLD\0".
 bool detect(std::string_view head) noexcept;
@@ -37,4 +38,4 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

@@ -2,9 +2,10 @@
 // order).
 // tess world archive (formats/README.md §4): the 8-byte magic "TESSWLD\0".
 #include "api.hpp"
+#include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 const FormatInfo k_format = {
     .id = FormatId::tess_world,
@@ -20,4 +21,4 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

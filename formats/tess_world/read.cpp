@@ -2,8 +2,9 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 namespace {
 
@@ -146,4 +147,4 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     return out;
 }
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

@@ -15,6 +15,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -25,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -441,4 +442,4 @@ template <class Sink> class Reader {
     bool only_load_refuses_ = false;
 };
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

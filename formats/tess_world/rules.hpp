@@ -9,6 +9,7 @@
 #include "sparksave/bytes.hpp"
 #include "sparksave/column.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -19,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 // The header fields (4.1).
 struct Header {
@@ -130,4 +131,4 @@ inline std::string chunk_path(std::uint64_t chunk) {
     return p;
 }
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

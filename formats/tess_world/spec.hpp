@@ -111,11 +111,13 @@
 // The file's version is Document::version(), not a node.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <array>
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 inline constexpr std::string_view k_magic{"TESSWLD\0", 8};
 inline constexpr std::uint32_t k_current_version = 2;
@@ -256,4 +258,4 @@ constexpr std::string_view kind_name(std::uint32_t k) noexcept {
     }
 }
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

@@ -3,12 +3,13 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <limits>
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 namespace {
 
@@ -166,4 +167,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

@@ -6,10 +6,11 @@
 #include "api.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 
-namespace sparksave::tess_world {
+namespace sparksave::inline SPARKSAVE_ABI::tess_world {
 
 namespace {
 
@@ -172,4 +173,4 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::tess_world
+} // namespace sparksave::inline SPARKSAVE_ABI::tess_world

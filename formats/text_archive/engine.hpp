@@ -40,6 +40,7 @@
 // (available() is false) and verify falls back to the writer's grammar alone.
 #pragma once
 
+#include "sparksave/version.hpp"
 #include "spec.hpp"
 
 #include <charconv>
@@ -53,7 +54,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::text_archive::engine {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive::engine {
 
 inline constexpr std::size_t npos = std::string_view::npos;
 inline constexpr std::uint32_t k_no_line = ~std::uint32_t{0};
@@ -653,4 +654,4 @@ class Model {
     std::uint32_t entry_line_ = k_no_line;
 };
 
-} // namespace sparksave::text_archive::engine
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive::engine

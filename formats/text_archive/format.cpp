@@ -1,9 +1,10 @@
 // The format's row of the format table (formats/registry.cpp lists the rows in detection
 // order).
 #include "api.hpp"
+#include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 const FormatInfo k_format = {
     .id = FormatId::text_archive,
@@ -20,4 +21,4 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

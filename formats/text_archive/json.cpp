@@ -44,6 +44,7 @@
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -52,7 +53,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 namespace {
 
@@ -415,4 +416,4 @@ Result<Packed> from_json(std::string_view json) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

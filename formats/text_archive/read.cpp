@@ -2,8 +2,9 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 namespace {
 
@@ -84,4 +85,4 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     return out;
 }
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

@@ -16,6 +16,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -30,7 +31,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -1445,4 +1446,4 @@ template <class Sink> class Reader {
     bool stopped_ = false;
 };
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

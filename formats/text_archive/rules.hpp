@@ -8,6 +8,7 @@
 
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -15,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 // The writer's seven types (formats/README.md §2), and everything else.
 enum class Type : std::uint8_t { boolean, int32, uint32, size, float32, float64, string, unknown };
@@ -129,4 +130,4 @@ struct ClassEvent {
     std::size_t depth = 0;
 };
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

@@ -129,10 +129,12 @@
 // `["key with: colon"]`; findings name an unnamed child by its index (`model[0]`).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 // The one version line the engine reads (formats/README.md §2); Document::version() 1.
 inline constexpr std::string_view k_version_line = "1.0.0";
@@ -222,4 +224,4 @@ inline std::string_view class_problem(std::string_view class_name, bool named) n
     return {};
 }
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

@@ -3,10 +3,11 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "sparksave/version.hpp"
 
 #include <algorithm>
 
-namespace sparksave::text_archive {
+namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 namespace {
 
@@ -86,4 +87,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::text_archive
+} // namespace sparksave::inline SPARKSAVE_ABI::text_archive

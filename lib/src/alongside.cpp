@@ -1,9 +1,10 @@
 #include "sparksave/alongside.hpp"
+#include "sparksave/version.hpp"
 
 #include <future>
 #include <system_error>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 void alongside(const std::function<void()>& here, const std::function<void()>& there) {
     std::future<void> pending;
@@ -41,4 +42,4 @@ void read_with_crc(bool parallel, const std::function<std::uint32_t()>& crc,
     if (!stands) read(CrcHint{value, {}});
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

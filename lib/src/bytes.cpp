@@ -1,9 +1,10 @@
 // Out-of-line parts of the byte writer.
 #include "sparksave/bytes.hpp"
+#include "sparksave/version.hpp"
 
 #include <boost/endian/conversion.hpp>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace endian = boost::endian;
 
@@ -41,4 +42,4 @@ void ByteWriter::patch_u32(std::size_t at, std::uint32_t v) {
     endian::store_little_u32(reinterpret_cast<unsigned char*>(out_.data() + at), v);
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -2,6 +2,7 @@
 #include "sparksave/column.hpp"
 
 #include "sparksave/bytes.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -11,7 +12,7 @@
 #include <limits>
 #include <system_error>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -239,4 +240,4 @@ bool parse_column_element(ColumnType type, std::string_view raw, std::string& ou
     }
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

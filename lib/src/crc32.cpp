@@ -2,6 +2,7 @@
 // (eight table lookups per eight bytes) elsewhere and for the tails. Both are checked against
 // a bitwise reference in tests/unit/test_core.cpp.
 #include "sparksave/crc32.hpp"
+#include "sparksave/version.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -12,7 +13,7 @@
 #include <bit>
 #include <cstring>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -146,4 +147,4 @@ std::uint32_t crc32(std::string_view bytes) noexcept {
     return crc32_update(0, bytes);
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -4,6 +4,7 @@
 #include "sparksave/alongside.hpp"
 #include "sparksave/column.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 #include <cmath>
@@ -12,7 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 std::string_view op_name(Change::Op op) noexcept {
     switch (op) {
@@ -638,4 +639,4 @@ Result<void> diff(const Document& a, const Document& b, const DiffOptions& optio
     return {};
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -1,10 +1,11 @@
 // The Document tree: storage, string references, linking.
 #include "sparksave/document.hpp"
+#include "sparksave/version.hpp"
 
 #include <cassert>
 #include <stdexcept>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 Document::Document(FormatId format, std::uint32_t version, std::shared_ptr<const Source> source)
     : format_(format), version_(version), source_(std::move(source)),
@@ -162,4 +163,4 @@ void TreeBuilder::close_to(NodeId id) {
     while (stack_.size() > 1 && stack_.back().id != id) stack_.pop_back();
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

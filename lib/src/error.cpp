@@ -1,12 +1,13 @@
 // Error codes, findings and their messages.
 #include "sparksave/error.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 std::string_view code_name(ErrorCode code) noexcept {
     switch (code) {
@@ -101,4 +102,4 @@ const Error* Findings::first_error() const noexcept {
     return nullptr;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -1,9 +1,10 @@
 // Escaping of file text for terminals and JSON.
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -339,4 +340,4 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

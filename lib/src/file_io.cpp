@@ -2,6 +2,7 @@
 #include "sparksave/file_io.hpp"
 
 #include "sparksave/crc32.hpp"
+#include "sparksave/version.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -21,7 +22,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -686,4 +687,4 @@ Result<void> write_file_atomic(const fs::path& target, std::string_view bytes,
     return {};
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

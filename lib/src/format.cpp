@@ -1,9 +1,10 @@
 // Lookups over the format table (the table itself is formats/registry.cpp).
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <stdexcept>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 const FormatInfo& format_info(FormatId id) {
     for (const auto& f : format_table())
@@ -53,4 +54,4 @@ std::string format_names() {
     return out;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -3,6 +3,7 @@
 
 #include "sparksave/migrate.hpp"
 #include "sparksave/save_file.hpp"
+#include "sparksave/version.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 Result<Input> open_input(const std::string& path, const FormatInfo* forced, bool walked) {
     const FormatInfo* format = forced;
@@ -108,4 +109,4 @@ InputList collect_inputs(const std::vector<std::string>& paths) {
     return list;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -2,10 +2,11 @@
 #include "sparksave/json_out.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstdint>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -99,4 +100,4 @@ bool base64_decode(std::string_view text, std::string& out) {
     return true;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -4,6 +4,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-namespace sparksave::json {
+namespace sparksave::inline SPARKSAVE_ABI::json {
 
 namespace {
 
@@ -515,4 +516,4 @@ Result<Value> Reader::validate() {
     }
 }
 
-} // namespace sparksave::json
+} // namespace sparksave::inline SPARKSAVE_ABI::json

@@ -3,10 +3,11 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
+#include "sparksave/version.hpp"
 
 #include <cassert>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 void JsonWriter::indent(std::size_t level) {
     out_.append((static_cast<std::size_t>(base_depth_) + level) * 2, ' ');
@@ -65,4 +66,4 @@ void JsonWriter::raw(std::string_view json) {
     out_ += json;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

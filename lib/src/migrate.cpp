@@ -2,13 +2,14 @@
 #include "sparksave/migrate.hpp"
 
 #include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 #include <optional>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 std::string backup_name(std::string_view file, std::uint32_t old_version) {
     return fmt::format("{}.v{}.bak", file, old_version);
@@ -285,4 +286,4 @@ Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
     return out;
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -7,6 +7,7 @@
 #include "sparksave/format.hpp"
 #include "sparksave/input.hpp"
 #include "sparksave/migrate.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -403,4 +404,4 @@ Result<void> BatchMigrator::sync_directories() {
     return impl_->sync_directories();
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -2,10 +2,11 @@
 #include "sparksave/node_path.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -275,4 +276,4 @@ bool path_matches(const NodePath& pattern, const NodePath& path) {
     return match_from(pattern.steps, 0, path.steps, 0);
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -5,13 +5,14 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/version.hpp"
 
 #include <fmt/format.h>
 
 #include <string_view>
 #include <unordered_set>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -257,9 +258,9 @@ void print_json_subtree(const Document& doc, NodeId node, std::string& out) {
     out += '\n';
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
@@ -313,9 +314,9 @@ void print_json_compact(const Document& doc, NodeId node, std::string& out) {
     compact_node(doc, node, out);
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 TextParts::TextParts(const PrintOptions& options, std::string& out)
     : options_(options), out_(out) {}
@@ -352,4 +353,4 @@ Result<void> TextParts::tail(Document& doc) {
     return {};
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

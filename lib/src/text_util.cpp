@@ -2,6 +2,7 @@
 #include "text_util.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
 
 #include <charconv>
 #include <chrono>
@@ -10,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 std::string iso8601_utc(std::string_view text) {
     std::uint64_t secs = 0;
@@ -63,4 +64,4 @@ bool is_json_number(std::string_view t) noexcept {
     return i == t.size();
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

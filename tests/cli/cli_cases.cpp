@@ -1,6 +1,7 @@
 // Running one CLI case: the shell command, its outputs, the comparison with its goldens.
 #include "cli/cli_cases.hpp"
 
+#include "sparksave/version.hpp"
 #include "support.hpp"
 
 #include <algorithm>
@@ -10,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::test {
+namespace sparksave::inline SPARKSAVE_ABI::test {
 
 namespace {
 
@@ -73,4 +74,4 @@ CliOutcome run_cli_case(const std::string& name) {
     return outcome;
 }
 
-} // namespace sparksave::test
+} // namespace sparksave::inline SPARKSAVE_ABI::test

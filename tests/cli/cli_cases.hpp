@@ -6,11 +6,13 @@
 // SPARKSAVE_KEEP_SCRATCH=1 keeps the case's scratch directory (its path is printed).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <filesystem>
 #include <string>
 #include <vector>
 
-namespace sparksave::test {
+namespace sparksave::inline SPARKSAVE_ABI::test {
 
 // The names of the testdata/cli directories, sorted (each should have a `cmd`).
 std::vector<std::string> cli_cases();
@@ -24,4 +26,4 @@ struct CliOutcome {
 // Runs one case against the built binary and compares (or rewrites) its three goldens.
 CliOutcome run_cli_case(const std::string& name);
 
-} // namespace sparksave::test
+} // namespace sparksave::inline SPARKSAVE_ABI::test

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // Stable codes: scripts read them from `verify --json`. Append only; never renumber or rename.
 // Every error code, with what it means: the one list that the enum and code_name() are made
@@ -288,4 +288,4 @@ template <class T> void Result<T>::check_error() const noexcept {
                                 "error() of a Result holding a value"});
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // Which file a path named when it was read: compared again before an in-place rename, so a
 // file another program replaced or wrote meanwhile is never renamed over.
@@ -165,4 +165,4 @@ void remove_temporary_files() noexcept;
 // `path` with every symbolic link in its last component followed (at most 40 hops).
 Result<std::filesystem::path> follow_symlinks(const std::filesystem::path& path);
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

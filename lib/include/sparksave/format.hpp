@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 struct ReadOptions {
     // Keep reading after a checksum or version-field problem, so that `dump` can still show
@@ -157,4 +157,4 @@ std::string_view format_name(FormatId id) noexcept;
 // "spark_save, text_archive, ..." for messages and --help.
 std::string format_names();
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

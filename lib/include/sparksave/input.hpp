@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // A file read into memory with its format.
 struct Input {
@@ -64,4 +64,4 @@ struct InputList {
 };
 InputList collect_inputs(const std::vector<std::string>& paths);
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

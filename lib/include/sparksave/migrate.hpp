@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // A step declares how it applies, so that a file read part by part (format.hpp Parts) is
 // migrated by the very functions that migrate a whole tree: `head` changes the file's head
@@ -155,4 +155,4 @@ class BatchMigrator {
     std::unique_ptr<Impl> impl_;
 };
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

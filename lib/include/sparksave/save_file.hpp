@@ -19,6 +19,7 @@
 
 #include "sparksave/error.hpp"
 #include "sparksave/spark_save_version.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,7 +30,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // k_current_version (4) and k_oldest_loadable (3): spark_save_version.hpp.
 
@@ -232,4 +233,4 @@ Result<void> write_slot(const std::filesystem::path& dir, std::string_view slot,
 Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
                               bool* used_backup = nullptr);
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

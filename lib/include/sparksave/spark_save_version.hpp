@@ -3,11 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <sparksave/version.hpp>
 
-namespace sparksave::spark_save {
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
 // The version the engine writes, and the oldest it loads (its "N and N-1" window, 1.4).
 inline constexpr std::uint32_t k_current_version = 4;
 inline constexpr std::uint32_t k_oldest_loadable = 3;
 
-} // namespace sparksave::spark_save
+} // namespace sparksave::inline SPARKSAVE_ABI::spark_save

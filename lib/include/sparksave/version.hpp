@@ -9,6 +9,13 @@
 #define SPARKSAVE_VERSION_PATCH 0
 #define SPARKSAVE_VERSION "0.1.0"
 
+// Every name of the library lives in the inline namespace sparksave::SPARKSAVE_ABI (as fmt's
+// fmt::v10), so code still says sparksave::Error while the linker sees sparksave::v0_1::Error:
+// two builds of different versions can meet in one process (an engine and a plugin, say)
+// without one's symbols silently replacing the other's. It changes with every release that
+// changes the ABI: each minor release while the major version is 0.
+#define SPARKSAVE_ABI v0_1
+
 #if defined(_MSVC_LANG) ? _MSVC_LANG < 202002L : __cplusplus < 202002L
 // -std=c++20, /std:c++20, or CMake's cxx_std_20 (the sparksave::sparksave target carries it)
 #error "sparksave needs C++20"

@@ -3,11 +3,13 @@
 // then reads the file again, the careful way, when the CRC shows the parse assumed wrong.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // Runs `there` on a second thread while `here` runs on this one; returns when both are done.
 // When no thread can be started (`ulimit -u`, no memory), both run on this thread, `there`
@@ -33,4 +35,4 @@ struct CrcHint {
 void read_with_crc(bool parallel, const std::function<std::uint32_t()>& crc,
                    const std::function<bool(const CrcHint&)>& read);
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

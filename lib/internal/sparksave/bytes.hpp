@@ -3,6 +3,8 @@
 // used, and Boost.Endian loads and stores live here and in lib/src/bytes.cpp only.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -12,7 +14,7 @@
 
 #include <boost/endian/conversion.hpp>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 using ByteView = std::span<const std::byte>;
 
@@ -113,4 +115,4 @@ class ByteWriter {
     std::string out_;
 };
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

@@ -1,10 +1,12 @@
 // Internal helpers for writing JSON: byte strings that stay lossless.
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <string>
 #include <string_view>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 // Appends `bytes` as a JSON string when it is valid UTF-8, else as {"base64": "..."} so that
 // no byte is lost (the lossless-dump convention of every format).
@@ -25,4 +27,4 @@ inline void indent(std::string& out, int depth) {
     out.append(static_cast<std::size_t>(depth) * 2, ' ');
 }
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI

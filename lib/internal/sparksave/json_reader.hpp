@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sparksave/error.hpp"
+#include "sparksave/version.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -16,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace sparksave::json {
+namespace sparksave::inline SPARKSAVE_ABI::json {
 
 enum class Kind : std::uint8_t { object, array, string, number, boolean, null };
 
@@ -179,4 +180,4 @@ template <class F> void Reader::elements(const Value& array, F&& fn) const {
     }
 }
 
-} // namespace sparksave::json
+} // namespace sparksave::inline SPARKSAVE_ABI::json

@@ -5,6 +5,8 @@
 // the command-line tool prints (app/printer.hpp).
 #pragma once
 
+#include "sparksave/version.hpp"
+
 #include <charconv>
 #include <concepts>
 #include <cstdint>
@@ -12,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave {
+namespace sparksave::inline SPARKSAVE_ABI {
 
 class JsonWriter {
   public:
@@ -125,4 +127,4 @@ class JsonWriter {
     bool after_key_ = false;
 };
 
-} // namespace sparksave
+} // namespace sparksave::inline SPARKSAVE_ABI
