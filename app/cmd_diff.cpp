@@ -327,4 +327,4 @@ void setup_diff(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_diff(*o); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -201,4 +201,4 @@ void setup_dump(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_dump(*o); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -473,4 +473,4 @@ void setup_info(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_info(*o); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -249,4 +249,4 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_migrate(*o); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -219,4 +219,4 @@ void setup_pack(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_pack(*o); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

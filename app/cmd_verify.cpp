@@ -191,4 +191,4 @@ void setup_verify(CLI::App& app, int& exit_code) {
     cmd->callback([o, &exit_code] { exit_code = run_verify(*o); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -14,4 +14,4 @@ void setup_migrate(CLI::App& app, int& exit_code);
 void setup_pack(CLI::App& app, int& exit_code);
 void setup_diff(CLI::App& app, int& exit_code);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -296,4 +296,4 @@ void parallel_for_ordered(std::size_t count, unsigned jobs,
     stop_and_join();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -116,4 +116,4 @@ void parallel_for_ordered(std::size_t count, unsigned jobs,
                           const std::function<void(std::size_t)>& work,
                           const std::function<void(std::size_t)>& done);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -274,4 +274,4 @@ void print_finding(Printer& p, const Error& f, bool text) {
     if (text) p.line([&](std::string& out) { out += describe_finding(f, p.color()); });
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -122,4 +122,4 @@ std::unique_ptr<Printer> json_printer(Printer::Sink sink,
 // one).
 void print_finding(Printer& p, const Error& finding, bool text = true);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::app
+} // namespace sparksave::app

@@ -34,4 +34,4 @@ most_common(std::vector<std::pair<std::string, std::uint64_t>> counts, std::size
     return counts;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

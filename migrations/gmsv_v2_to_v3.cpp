@@ -138,4 +138,4 @@ Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes) {
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

@@ -65,4 +65,4 @@ std::span<const MigrationStep> migration_steps() noexcept {
     return k_steps;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -67,4 +67,4 @@ Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

@@ -42,4 +42,4 @@ Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& n
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

@@ -59,4 +59,4 @@ Result<void> spark_save_v2_to_v3_tail(Document& doc, std::vector<std::string>& n
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

@@ -15,4 +15,4 @@ Result<void> spark_save_v3_to_v4_tail(Document& doc, std::vector<std::string>&) 
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

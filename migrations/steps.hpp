@@ -24,4 +24,4 @@ Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes)
 Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
 Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

@@ -54,4 +54,4 @@ Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes)
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::migrations
+} // namespace sparksave::migrations

@@ -121,4 +121,4 @@ std::string value_at(const Document& doc, const char* path) {
     return std::string(doc.value(at(doc, path)));
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::test
+} // namespace sparksave::test

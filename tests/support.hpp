@@ -45,4 +45,4 @@ std::string value_at(const Document& doc, const char* path);
 // §1.1.
 std::string random_spark_save(std::mt19937& rng, std::uint32_t version);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::test
+} // namespace sparksave::test

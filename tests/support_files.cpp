@@ -89,4 +89,4 @@ std::string check_golden(const std::filesystem::path& golden, const std::string&
            "\n  expected: " + context(expected) + "\n  actual:   " + context(actual);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::test
+} // namespace sparksave::test

@@ -16,4 +16,4 @@ std::string excerpt(std::string_view text, std::size_t max) {
     return display(text.substr(0, max), true) + "...";
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

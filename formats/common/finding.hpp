@@ -40,4 +40,4 @@ inline void add_at(Findings& findings, Severity severity, ErrorCode code, Pos po
                        std::move(message)});
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

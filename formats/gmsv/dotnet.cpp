@@ -113,4 +113,4 @@ std::string iso8601(const DotNetTime& time) {
                        time.kind == DotNetTime::Kind::unspecified ? "" : "Z");
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

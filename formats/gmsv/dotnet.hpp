@@ -34,4 +34,4 @@ std::string_view kind_name(DotNetTime::Kind kind) noexcept; // "utc", "local", "
 // instant (Z). Needs `valid`.
 std::string iso8601(const DotNetTime& time);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

@@ -21,4 +21,4 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

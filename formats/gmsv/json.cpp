@@ -330,4 +330,4 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

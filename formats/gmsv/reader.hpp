@@ -242,4 +242,4 @@ template <class Sink> class Reader {
     std::vector<std::uint16_t> touched_; // the ids set in seen_
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

@@ -22,4 +22,4 @@ inline std::string entity_path(std::uint64_t e) {
     return p;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

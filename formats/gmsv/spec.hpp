@@ -116,4 +116,4 @@ inline constexpr std::string_view k_checksum = "checksum";
 inline constexpr std::string_view k_trailing = "trailing";
 inline constexpr std::string_view k_json_tag = "json";
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

@@ -86,4 +86,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

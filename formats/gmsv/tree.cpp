@@ -199,4 +199,4 @@ void replace_payload(Document& doc, NodeId component, std::string_view data) {
     set_payload(doc, component);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

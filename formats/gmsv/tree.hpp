@@ -34,4 +34,4 @@ void set_payload(Document& doc, NodeId component);
 // span is dropped, and its children are rebuilt.
 void replace_payload(Document& doc, NodeId component, std::string_view data);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

@@ -98,4 +98,4 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::gmsv
+} // namespace sparksave::gmsv

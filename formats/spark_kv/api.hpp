@@ -46,4 +46,4 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

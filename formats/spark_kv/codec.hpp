@@ -132,4 +132,4 @@ inline void append_line(std::string& out, std::string_view key, std::string_view
     }
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

@@ -368,4 +368,4 @@ template <class Sink> class Reader {
     std::unordered_map<std::string_view, std::uint32_t> seen_; // key -> its last line
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

@@ -169,4 +169,4 @@ inline std::string index_path(std::uint64_t index) {
     return p;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

@@ -166,4 +166,4 @@ inline constexpr char k_field_separator = '|';
 inline constexpr char k_slot_separator = ',';
 inline constexpr char k_slot_part_separator = ':';
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

@@ -97,4 +97,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

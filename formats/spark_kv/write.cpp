@@ -106,4 +106,4 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_kv
+} // namespace sparksave::spark_kv

@@ -53,4 +53,4 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -176,4 +176,4 @@ inline std::size_t hex_float_at(std::string_view text, std::size_t pos, float& v
     return used > 2 && copy.find_first_of("xX") < used ? used : 0;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -25,4 +25,4 @@ const FormatInfo k_format = {
     .from_json_to = from_json_to,
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

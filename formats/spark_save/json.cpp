@@ -224,7 +224,7 @@ void to_json(const Document& doc, std::string& out) {
     if (!doc.complete()) json.stopped();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save
 
 // ---- pack: the same schema read back -----------------------------------------------------------
 //
@@ -863,4 +863,4 @@ Result<Packed> from_json(std::string_view text) {
     return packed;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -455,4 +455,4 @@ inline std::string render_metadata(const MetadataBlock& meta, std::string_view b
     return out;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -174,7 +174,7 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     return out;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save
 
 namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
@@ -203,4 +203,4 @@ PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     return out;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

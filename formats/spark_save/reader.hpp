@@ -738,4 +738,4 @@ template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end(
     return scan.payload_end();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -26,4 +26,4 @@ bool crc_alongside(std::string_view data) noexcept {
     return version >= 1 && version <= k_current_version;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

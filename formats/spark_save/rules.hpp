@@ -54,4 +54,4 @@ inline std::optional<long long> parse_parent_index(std::string_view text) {
     return v;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

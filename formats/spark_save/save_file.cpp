@@ -702,4 +702,4 @@ Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* 
     return e;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -17,7 +17,7 @@ SlotFile slot_file_kind(std::string_view name) noexcept {
     return SlotFile::other;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save
 
 namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
@@ -46,4 +46,4 @@ SlotRole slot_role(std::string_view slot, int* autosave_index) noexcept {
     return SlotRole::autosave;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -88,4 +88,4 @@ constexpr bool current_rules(std::uint32_t version) noexcept {
     return version >= 3;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

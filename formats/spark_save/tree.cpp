@@ -52,4 +52,4 @@ void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std:
     add_metadata_fields(doc, metadata, meta, false);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

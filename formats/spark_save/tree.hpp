@@ -22,4 +22,4 @@ void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& me
 // rebuilt from it as `version` reads it.
 void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std::uint32_t version);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -182,4 +182,4 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
     return std::make_unique<Writer>(std::size_t{2} << 20, std::move(emit));
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

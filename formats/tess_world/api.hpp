@@ -38,4 +38,4 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::inline SPARKSAVE_ABI::tess_world
+} // namespace sparksave::tess_world

@@ -561,4 +561,4 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::tess_world
+} // namespace sparksave::tess_world

@@ -442,4 +442,4 @@ template <class Sink> class Reader {
     bool only_load_refuses_ = false;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::tess_world
+} // namespace sparksave::tess_world

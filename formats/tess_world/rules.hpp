@@ -131,4 +131,4 @@ inline std::string chunk_path(std::uint64_t chunk) {
     return p;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::tess_world
+} // namespace sparksave::tess_world

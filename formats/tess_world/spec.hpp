@@ -258,4 +258,4 @@ constexpr std::string_view kind_name(std::uint32_t k) noexcept {
     }
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::tess_world
+} // namespace sparksave::tess_world

@@ -167,4 +167,4 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::tess_world
+} // namespace sparksave::tess_world

@@ -654,4 +654,4 @@ class Model {
     std::uint32_t entry_line_ = k_no_line;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::text_archive::engine
+} // namespace sparksave::text_archive::engine

@@ -416,4 +416,4 @@ Result<Packed> from_json(std::string_view json) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::text_archive
+} // namespace sparksave::text_archive

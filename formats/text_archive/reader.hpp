@@ -1446,4 +1446,4 @@ template <class Sink> class Reader {
     bool stopped_ = false;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::text_archive
+} // namespace sparksave::text_archive

@@ -130,4 +130,4 @@ struct ClassEvent {
     std::size_t depth = 0;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI::text_archive
+} // namespace sparksave::text_archive

@@ -224,4 +224,4 @@ inline std::string_view class_problem(std::string_view class_name, bool named) n
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::text_archive
+} // namespace sparksave::text_archive

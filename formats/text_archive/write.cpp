@@ -126,4 +126,4 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::text_archive
+} // namespace sparksave::text_archive

@@ -42,4 +42,4 @@ void read_with_crc(bool parallel, const std::function<std::uint32_t()>& crc,
     if (!stands) read(CrcHint{value, {}});
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -42,4 +42,4 @@ void ByteWriter::patch_u32(std::size_t at, std::uint32_t v) {
     endian::store_little_u32(reinterpret_cast<unsigned char*>(out_.data() + at), v);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -240,4 +240,4 @@ bool parse_column_element(ColumnType type, std::string_view raw, std::string& ou
     }
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

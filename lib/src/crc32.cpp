@@ -147,4 +147,4 @@ std::uint32_t crc32(std::string_view bytes) noexcept {
     return crc32_update(0, bytes);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

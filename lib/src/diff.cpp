@@ -639,4 +639,4 @@ Result<void> diff(const Document& a, const Document& b, const DiffOptions& optio
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -163,4 +163,4 @@ void TreeBuilder::close_to(NodeId id) {
     while (stack_.size() > 1 && stack_.back().id != id) stack_.pop_back();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

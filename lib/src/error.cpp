@@ -102,4 +102,4 @@ const Error* Findings::first_error() const noexcept {
     return nullptr;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -340,4 +340,4 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -687,4 +687,4 @@ Result<void> write_file_atomic(const fs::path& target, std::string_view bytes,
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

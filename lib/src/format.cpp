@@ -54,4 +54,4 @@ std::string format_names() {
     return out;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

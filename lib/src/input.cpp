@@ -109,4 +109,4 @@ InputList collect_inputs(const std::vector<std::string>& paths) {
     return list;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -100,4 +100,4 @@ bool base64_decode(std::string_view text, std::string& out) {
     return true;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

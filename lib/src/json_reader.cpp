@@ -516,4 +516,4 @@ Result<Value> Reader::validate() {
     }
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::json
+} // namespace sparksave::json

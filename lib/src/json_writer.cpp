@@ -66,4 +66,4 @@ void JsonWriter::raw(std::string_view json) {
     out_ += json;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -286,4 +286,4 @@ Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
     return out;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

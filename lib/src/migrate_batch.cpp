@@ -404,4 +404,4 @@ Result<void> BatchMigrator::sync_directories() {
     return impl_->sync_directories();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

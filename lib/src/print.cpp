@@ -258,7 +258,7 @@ void print_json_subtree(const Document& doc, NodeId node, std::string& out) {
     out += '\n';
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave
 
 namespace sparksave::inline SPARKSAVE_ABI {
 
@@ -314,7 +314,7 @@ void print_json_compact(const Document& doc, NodeId node, std::string& out) {
     compact_node(doc, node, out);
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave
 
 namespace sparksave::inline SPARKSAVE_ABI {
 
@@ -353,4 +353,4 @@ Result<void> TextParts::tail(Document& doc) {
     return {};
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -64,4 +64,4 @@ bool is_json_number(std::string_view t) noexcept {
     return i == t.size();
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -19,4 +19,4 @@ std::string hours_minutes_seconds(std::string_view seconds);
 // Whether `text` is a number in JSON's grammar (so it can be printed as a JSON number).
 bool is_json_number(std::string_view text) noexcept;
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

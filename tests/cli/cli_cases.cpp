@@ -74,4 +74,4 @@ CliOutcome run_cli_case(const std::string& name) {
     return outcome;
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::test
+} // namespace sparksave::test

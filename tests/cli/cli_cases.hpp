@@ -26,4 +26,4 @@ struct CliOutcome {
 // Runs one case against the built binary and compares (or rewrites) its three goldens.
 CliOutcome run_cli_case(const std::string& name);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::test
+} // namespace sparksave::test

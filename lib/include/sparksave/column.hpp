@@ -63,4 +63,4 @@ void append_column_json(std::string& out, ColumnType type, std::string_view byte
 bool parse_column_element(ColumnType type, std::string_view raw_json, std::string& out,
                           std::string& expected);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

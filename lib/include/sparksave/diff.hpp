@@ -78,4 +78,4 @@ bool is_derived(const Document& doc, NodeId parent, NodeId child, const NodePath
 // Whether two value texts are equal: byte-equal, or both numbers within `epsilon`.
 bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept;
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

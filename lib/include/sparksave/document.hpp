@@ -235,4 +235,4 @@ class TreeBuilder {
     std::vector<Open> stack_;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -288,4 +288,4 @@ template <class T> void Result<T>::check_error() const noexcept {
                                 "error() of a Result holding a value"});
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

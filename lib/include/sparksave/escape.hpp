@@ -41,4 +41,4 @@ bool has_terminal_controls(std::string_view bytes) noexcept;
 // are replaced by U+FFFD). Control and C1 characters and direction overrides use \uXXXX.
 void append_json_string(std::string& out, std::string_view utf8);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

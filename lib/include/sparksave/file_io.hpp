@@ -165,4 +165,4 @@ void remove_temporary_files() noexcept;
 // `path` with every symbolic link in its last component followed (at most 40 hops).
 Result<std::filesystem::path> follow_symlinks(const std::filesystem::path& path);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -157,4 +157,4 @@ std::string_view format_name(FormatId id) noexcept;
 // "spark_save, text_archive, ..." for messages and --help.
 std::string format_names();
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

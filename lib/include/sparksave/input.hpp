@@ -64,4 +64,4 @@ struct InputList {
 };
 InputList collect_inputs(const std::vector<std::string>& paths);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -155,4 +155,4 @@ class BatchMigrator {
     std::unique_ptr<Impl> impl_;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

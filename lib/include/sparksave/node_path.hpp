@@ -71,4 +71,4 @@ std::string path_of(const Document& doc, NodeId target);
 // `[3]` matches a name step whose position is 3, a name pattern an index step of that known name.
 bool path_matches(const NodePath& pattern, const NodePath& path);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -57,4 +57,4 @@ void print_json_subtree(const Document& doc, NodeId node, std::string& out);
 // [name, value] pairs, lists as arrays, scalars as strings or {"base64": ...}.
 void print_json_compact(const Document& doc, NodeId node, std::string& out);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -233,4 +233,4 @@ Result<void> write_slot(const std::filesystem::path& dir, std::string_view slot,
 Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
                               bool* used_backup = nullptr);
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

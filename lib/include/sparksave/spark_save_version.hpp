@@ -11,4 +11,4 @@ namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 inline constexpr std::uint32_t k_current_version = 4;
 inline constexpr std::uint32_t k_oldest_loadable = 3;
 
-} // namespace sparksave::inline SPARKSAVE_ABI::spark_save
+} // namespace sparksave::spark_save

@@ -35,4 +35,4 @@ struct CrcHint {
 void read_with_crc(bool parallel, const std::function<std::uint32_t()>& crc,
                    const std::function<bool(const CrcHint&)>& read);
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

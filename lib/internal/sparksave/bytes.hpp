@@ -115,4 +115,4 @@ class ByteWriter {
     std::string out_;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -27,4 +27,4 @@ inline void indent(std::string& out, int depth) {
     out.append(static_cast<std::size_t>(depth) * 2, ' ');
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave

@@ -180,4 +180,4 @@ template <class F> void Reader::elements(const Value& array, F&& fn) const {
     }
 }
 
-} // namespace sparksave::inline SPARKSAVE_ABI::json
+} // namespace sparksave::json

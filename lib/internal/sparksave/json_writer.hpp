@@ -127,4 +127,4 @@ class JsonWriter {
     bool after_key_ = false;
 };
 
-} // namespace sparksave::inline SPARKSAVE_ABI
+} // namespace sparksave
