@@ -73,13 +73,14 @@ std::string child_names(const Document& doc, NodeId id) {
     return out;
 }
 
-// The group a change counts under in --stat: the component type for a spark_save entity
-// path (entities[..].<Type>...), else the first step.
-std::string stat_group(const Change& c) {
+// The group a change counts under in --stat: inside an item of the format's main list
+// (FormatInfo::items; a spark_save entity), the item's member it is in (the component type);
+// an item itself, the list; else the first step.
+std::string stat_group(const Change& c, std::string_view items) {
     const auto& s = c.path.steps;
-    if (s.size() >= 3 && s[0].text == "entities" && s[2].kind == PathStep::Kind::name)
-        return display(s[2].text);
-    if (s.size() == 2 && s[0].text == "entities") return "entities";
+    const bool in_items = !items.empty() && !s.empty() && s[0].text == items;
+    if (in_items && s.size() >= 3 && s[2].kind == PathStep::Kind::name) return display(s[2].text);
+    if (in_items && s.size() == 2) return std::string(items);
     NodePath first;
     if (!s.empty()) first.steps.push_back(s[0]);
     return first.str();
@@ -89,12 +90,13 @@ std::string stat_group(const Change& c) {
 // --stat counts, one record at the end.
 class Report {
   public:
-    Report(Printer& p, const DiffOptionsCli& o) : p_(p), o_(o) {}
+    Report(Printer& p, const DiffOptionsCli& o, std::string_view items)
+        : p_(p), o_(o), items_(items) {}
 
     void add(const Change& c) {
         ++count_;
         if (o_.stat) {
-            ++groups_[stat_group(c)][static_cast<std::size_t>(c.op)];
+            ++groups_[stat_group(c, items_)][static_cast<std::size_t>(c.op)];
             ++totals_[static_cast<std::size_t>(c.op)];
         } else {
             change(c);
@@ -198,6 +200,7 @@ class Report {
 
     Printer& p_;
     const DiffOptionsCli& o_;
+    std::string_view items_;
     std::size_t count_ = 0;
     std::map<std::string, std::array<std::size_t, 4>> groups_;
     std::array<std::size_t, 4> totals_{};
@@ -248,9 +251,9 @@ int run_diff(const DiffOptionsCli& o) {
     const auto printer = o.json ? json_printer(sink, o.stat ? Printer::JsonLayout::lines
                                                             : Printer::JsonLayout::array)
                                 : text_printer(sink, color_stdout());
-    Report report(*printer, o);
-    auto add = [&](const Change& c) { report.add(c); };
     const FormatInfo& format = *inputs[0].format;
+    Report report(*printer, o, format.items);
+    auto add = [&](const Change& c) { report.add(c); };
     const bool streamed =
         inputs[0].format == inputs[1].format && format.stream && !o.order &&
         inputs[0].source->view().size() + inputs[1].source->view().size() >= k_stream_threshold;

@@ -89,7 +89,7 @@ void print_outcome(Printer& p, const std::string& path, const Outcome& o,
         for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
         p.line("steps: " + steps);
     }
-    for (const auto& n : o.notes) p.line("note: " + n);
+    for (const auto& n : o.notes) p.line("note: " + n.describe());
 }
 
 int run_migrate(const MigrateOptions& o) {

@@ -18,7 +18,7 @@
 
 namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
-Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
+Result<void> gmsv_v1_to_v2(Document& doc, Notes& notes) {
     const NodeId entities = doc.child(doc.root(), gmsv::k_entities);
     if (entities == k_no_node)
         return make_error(ErrorCode::bad_value, "expected the entity list", k_no_offset,
@@ -46,9 +46,9 @@ Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
         ++added;
     }
     if (added)
-        notes.push_back(fmt::format("added an empty Inventory ({}) to {} of {} entit{}",
-                                    json ? empty : "binary 00000000", added, total,
-                                    total == 1 ? "y" : "ies"));
+        notes.push_back({fmt::format("added an empty Inventory ({}) to {} of {} entit{}",
+                                     json ? empty : "binary 00000000", added, total,
+                                     total == 1 ? "y" : "ies")});
     return {};
 }
 

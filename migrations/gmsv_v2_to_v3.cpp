@@ -107,7 +107,7 @@ Result<std::string> convert_binary(std::string_view data, const std::string& pat
 
 } // namespace
 
-Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes) {
+Result<void> gmsv_v2_to_v3(Document& doc, Notes& notes) {
     const NodeId entities = doc.child(doc.root(), gmsv::k_entities);
     if (entities == k_no_node)
         return make_error(ErrorCode::bad_value, "expected the entity list", k_no_offset,
@@ -132,9 +132,9 @@ Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes) {
         }
     }
     if (json + binary)
-        notes.push_back(fmt::format("Position int -> float in {} component{} ({} JSON, {} binary)",
-                                    json + binary, json + binary == 1 ? "" : "s", json, binary));
-    for (auto& r : rounded) notes.push_back(std::move(r));
+        notes.push_back({fmt::format("Position int -> float in {} component{} ({} JSON, {} binary)",
+                                     json + binary, json + binary == 1 ? "" : "s", json, binary)});
+    for (auto& r : rounded) notes.push_back({std::move(r)});
     return {};
 }
 

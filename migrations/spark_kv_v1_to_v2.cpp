@@ -20,7 +20,7 @@
 
 namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
-Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
+Result<void> spark_kv_v1_to_v2(Document& doc, Notes& notes) {
     NodeId records = doc.child(doc.root(), spark_kv::k_records);
     if (records == k_no_node)
         records = doc.append(doc.root(), NodeKind::object, doc.text(spark_kv::k_records));
@@ -59,11 +59,11 @@ Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
     for (NodeId c : empty_lines) doc.unlink(records, c);
     if (!empty_lines.empty())
         notes.push_back(
-            fmt::format("dropped {} empty line{} (the engine skips them; they held nothing)",
-                        empty_lines.size(), empty_lines.size() == 1 ? "" : "s"));
+            {fmt::format("dropped {} empty line{} (the engine skips them; they held nothing)",
+                         empty_lines.size(), empty_lines.size() == 1 ? "" : "s")});
     if (escaped)
-        notes.push_back(fmt::format("escaped the backslashes and TABs of {} record{}", escaped,
-                                    escaped == 1 ? "" : "s"));
+        notes.push_back({fmt::format("escaped the backslashes and TABs of {} record{}", escaped,
+                                     escaped == 1 ? "" : "s")});
     return {};
 }
 

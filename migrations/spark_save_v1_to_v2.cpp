@@ -9,7 +9,7 @@
 
 namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
-Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& notes) {
+Result<void> spark_save_v1_to_v2_head(Document& doc, Notes& notes) {
     const NodeId metadata = doc.child(doc.root(), spark_save::k_metadata);
     if (metadata == k_no_node)
         return make_error(ErrorCode::bad_metadata, "expected a metadata block", k_no_offset,
@@ -35,8 +35,7 @@ Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& n
             ++at;
         }
         block = raw.substr(0, at) + "\n" + raw.substr(at);
-        notes.emplace_back(
-            "metadata: fields missing, so only the screenshotPath line was inserted");
+        notes.push_back({"metadata: fields missing, so only the screenshotPath line was inserted"});
     }
     spark_save::replace_metadata(doc, metadata, block, 2);
     return {};

@@ -13,8 +13,7 @@
 namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 // Each entity (an item of the list).
-Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t,
-                                      std::vector<std::string>& notes) {
+Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t, Notes& notes) {
     std::size_t added = 0;
     Str parent_name, root_index; // made once an entity needs them
     for (NodeId component : doc.children(entity)) {
@@ -26,31 +25,31 @@ Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_
         }
         doc.append(component, NodeKind::scalar, parent_name, root_index, {}, ValueType::string);
     }
-    if (added) notes.push_back(fmt::format("Transforms given parent=-1: {}", added));
+    if (added) notes.push_back({"Transforms given parent=-1", added});
     return {};
 }
 
 // What follows the entities: the trailing bytes and the custom state.
-Result<void> spark_save_v2_to_v3_tail(Document& doc, std::vector<std::string>& notes) {
+Result<void> spark_save_v2_to_v3_tail(Document& doc, Notes& notes) {
     const NodeId root = doc.root();
     if (NodeId trailing = doc.child(root, spark_save::k_trailing); trailing != k_no_node) {
         notes.push_back(
-            fmt::format("dropped {} bytes after the end of the save, which the v2 reader ignored",
-                        doc.value(trailing).size()));
+            {fmt::format("dropped {} bytes after the end of the save, which the v2 reader ignored",
+                         doc.value(trailing).size())});
         doc.unlink(root, trailing);
     }
     if (NodeId custom = doc.child(root, spark_save::k_custom_state); custom != k_no_node) {
         Node& n = doc.node(custom);
         if (n.flags & k_flag_absent) {
-            notes.emplace_back(
-                "wrote the custom-state count the v2 file did not have (v3 requires it)");
+            notes.push_back(
+                {"wrote the custom-state count the v2 file did not have (v3 requires it)"});
             n.flags = static_cast<std::uint8_t>(n.flags & ~k_flag_absent);
         }
         if (!doc.value(custom).empty()) {
             notes.push_back(
-                fmt::format("custom state: the file declared {} pairs but held {}; the v2 reader "
-                            "dropped the rest, and so does the migration",
-                            doc.value(custom), doc.child_count(custom)));
+                {fmt::format("custom state: the file declared {} pairs but held {}; the v2 reader "
+                             "dropped the rest, and so does the migration",
+                             doc.value(custom), doc.child_count(custom))});
             n.value = {};
         }
     } else {

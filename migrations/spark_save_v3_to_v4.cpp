@@ -8,7 +8,7 @@
 
 namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
-Result<void> spark_save_v3_to_v4_tail(Document& doc, std::vector<std::string>&) {
+Result<void> spark_save_v3_to_v4_tail(Document& doc, Notes&) {
     // A v3 tree has no checksum; one read from a damaged file would only hold a stale value.
     if (NodeId checksum = doc.child(doc.root(), spark_save::k_checksum); checksum != k_no_node)
         doc.unlink(doc.root(), checksum);

@@ -3,6 +3,7 @@
 
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
+#include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
@@ -13,15 +14,15 @@ namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
 // spark_save steps apply by parts (migrate.hpp MigrationStep): large files are migrated part by
 // part.
-Result<void> spark_save_v1_to_v2_head(Document& doc, std::vector<std::string>& notes);
+Result<void> spark_save_v1_to_v2_head(Document& doc, Notes& notes);
 Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t index,
-                                      std::vector<std::string>& notes);
-Result<void> spark_save_v2_to_v3_tail(Document& doc, std::vector<std::string>& notes);
-Result<void> spark_save_v3_to_v4_tail(Document& doc, std::vector<std::string>& notes);
+                                      Notes& notes);
+Result<void> spark_save_v2_to_v3_tail(Document& doc, Notes& notes);
+Result<void> spark_save_v3_to_v4_tail(Document& doc, Notes& notes);
 // The other formats' steps take the whole tree.
-Result<void> spark_kv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
-Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes);
-Result<void> gmsv_v1_to_v2(Document& doc, std::vector<std::string>& notes);
-Result<void> gmsv_v2_to_v3(Document& doc, std::vector<std::string>& notes);
+Result<void> spark_kv_v1_to_v2(Document& doc, Notes& notes);
+Result<void> tess_world_v1_to_v2(Document& doc, Notes& notes);
+Result<void> gmsv_v1_to_v2(Document& doc, Notes& notes);
+Result<void> gmsv_v2_to_v3(Document& doc, Notes& notes);
 
 } // namespace sparksave::migrations

@@ -15,7 +15,7 @@
 
 namespace sparksave::inline SPARKSAVE_ABI::migrations {
 
-Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes) {
+Result<void> tess_world_v1_to_v2(Document& doc, Notes& notes) {
     const NodeId chunks = doc.child(doc.root(), tess_world::k_chunks);
     if (chunks == k_no_node)
         return make_error(ErrorCode::bad_value, "expected the chunk list", k_no_offset,
@@ -48,8 +48,8 @@ Result<void> tess_world_v1_to_v2(Document& doc, std::vector<std::string>& notes)
         std::string values;
         for (const auto& [value, count] : states)
             values += fmt::format("{}{} x{}", values.empty() ? "" : ", ", value, count);
-        notes.push_back(fmt::format("dropped the chunk-state byte of {} chunk{} (values: {})",
-                                    dropped, dropped == 1 ? "" : "s", values));
+        notes.push_back({fmt::format("dropped the chunk-state byte of {} chunk{} (values: {})",
+                                     dropped, dropped == 1 ? "" : "s", values)});
     }
     return {};
 }

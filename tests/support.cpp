@@ -121,4 +121,10 @@ std::string value_at(const Document& doc, const char* path) {
     return std::string(doc.value(at(doc, path)));
 }
 
+std::vector<std::string> note_texts(const Notes& notes) {
+    std::vector<std::string> out;
+    for (const MigrationNote& n : notes) out.push_back(n.describe());
+    return out;
+}
+
 } // namespace sparksave::test

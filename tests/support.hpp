@@ -2,6 +2,7 @@
 #pragma once
 
 #include "sparksave/document.hpp"
+#include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
@@ -29,6 +30,9 @@ std::vector<std::filesystem::path> corpus_files(const std::filesystem::path& for
 // True when SPARKSAVE_REGENERATE=1: golden tests rewrite their expected files instead of
 // comparing (review the diff like code).
 bool regenerate();
+
+// A migration's notes as printed (MigrationNote::describe), for comparing with expected texts.
+std::vector<std::string> note_texts(const Notes& notes);
 // Compares `actual` with the golden file (or rewrites it when regenerating). Returns an empty
 // string when equal, else a description of the first difference.
 std::string check_golden(const std::filesystem::path& golden, const std::string& actual);

@@ -33,6 +33,17 @@ inline void add_at(Findings& findings, Severity severity, ErrorCode code, std::s
     findings.add(Error{code, severity, offset, 0, 0, std::move(path), std::move(message)});
 }
 
+// A warning of a rule an older version's reader tolerated: the rule, then in brackets what that
+// reader does and what follows (Error::rule() is the rule alone).
+inline void add_with_consequence(Findings& findings, Severity severity, ErrorCode code,
+                                 std::size_t offset, std::string path, std::string rule,
+                                 std::string_view consequence) {
+    Error e{code, severity, offset, 0, 0, std::move(path), std::move(rule)};
+    e.rule_end = static_cast<std::uint32_t>(e.message.size());
+    e.message.append(" (").append(consequence).append(")");
+    findings.add(std::move(e));
+}
+
 // A finding at line:column `pos` (and node `path`) of a text file.
 inline void add_at(Findings& findings, Severity severity, ErrorCode code, Pos pos, std::string path,
                    std::string message) {

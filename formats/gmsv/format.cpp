@@ -19,6 +19,7 @@ const FormatInfo k_format = {
     .write = write,
     .to_json = to_json,
     .from_json = from_json,
+    .items = k_entities,
 };
 
 } // namespace sparksave::gmsv

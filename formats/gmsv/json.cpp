@@ -220,13 +220,10 @@ class TreeFromJson {
         if (list.kind != Kind::array)
             return r_.error_at(list, "entities", "expected an array of entities");
         b_.open(NodeKind::list, doc_.text(k_entities));
-        std::optional<Error> problem;
-        r_.elements(list, [&](std::size_t i, const Value& e) {
-            auto r = entity(e, entity_path(i));
-            if (!r) problem = r.error();
-            return r.has_value();
-        });
-        if (problem) return *problem;
+        if (auto r = r_.each(
+                list, [&](std::size_t i, const Value& e) { return entity(e, entity_path(i)); });
+            !r)
+            return r;
         b_.close();
         return {};
     }
@@ -251,17 +248,16 @@ class TreeFromJson {
                                "expected a member \"components\": an array");
         if (auto r = room(e, path, k_min_entity_size); !r) return r;
         b_.open(NodeKind::object, doc_.text(guid_text(*guid)));
-        std::optional<Error> problem;
-        std::uint64_t n = 0;
-        r_.elements(components, [&](std::size_t i, const Value& c) {
-            auto r = component(c, fmt::format("{}.components[{}]", path, i));
-            if (!r) problem = r.error();
-            return r.has_value() && ++n <= 0xFFFF;
-        });
-        if (problem) return *problem;
-        if (n > 0xFFFF)
-            return r_.error_at(components, path + ".components",
-                               "expected at most 65535 components, found more");
+        if (auto r = r_.each(components,
+                             [&](std::size_t i, const Value& c) -> Result<void> {
+                                 if (i == 0xFFFF)
+                                     return r_.error_at(components, path + ".components",
+                                                        "expected at most 65535 components, "
+                                                        "found more");
+                                 return component(c, fmt::format("{}.components[{}]", path, i));
+                             });
+            !r)
+            return r;
         b_.close();
         return {};
     }

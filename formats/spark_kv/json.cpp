@@ -139,17 +139,14 @@ class TreeFromJson {
                 "expected an array of {\"key\", \"value\"} records and {\"line\"} lines, found " +
                     std::string(json::kind_name(values[2].kind)));
         b_.open(NodeKind::object, doc_.text(k_records));
-        std::optional<Error> problem;
-        r_.elements(values[2], [&](std::size_t i, const Value& e) {
-            std::string path(k_records);
-            append_path_index(path, i);
-            if (auto r = line(e, path); !r) {
-                problem = r.error();
-                return false;
-            }
-            return true;
-        });
-        if (problem) return *problem;
+        if (auto r = r_.each(values[2],
+                             [&](std::size_t i, const Value& e) {
+                                 std::string path(k_records);
+                                 append_path_index(path, i);
+                                 return line(e, path);
+                             });
+            !r)
+            return std::move(r).error();
         b_.close();
         if (!final_newline) {
             if (last_empty_)

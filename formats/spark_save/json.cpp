@@ -713,18 +713,17 @@ class DumpReader {
                                                    "found {}",
                                                    json::kind_name(f.kind)));
                 std::size_t n = 0;
-                std::optional<Error> problem;
-                r_.elements(f, [&](std::size_t i, const Value& part) {
-                    std::string text;
-                    if (auto r = read_bytes(part, where.at(i), text); !r) {
-                        problem = r.error();
-                        return false;
-                    }
-                    texts.push_back(std::move(text));
-                    ++n;
-                    return true;
-                });
-                if (problem) return *problem;
+                if (auto r = r_.each(f,
+                                     [&](std::size_t i, const Value& part) -> Result<void> {
+                                         std::string text;
+                                         if (auto b = read_bytes(part, where.at(i), text); !b)
+                                             return b;
+                                         texts.push_back(std::move(text));
+                                         ++n;
+                                         return {};
+                                     });
+                    !r)
+                    return std::move(r).error();
                 if (n != spec.parts)
                     return r_.error_at(f, path,
                                        fmt::format("expected 3 numbers (x, y, z), found {}", n));

@@ -544,11 +544,11 @@ template <class Sink> class Reader {
         if (current_rules(version_)) {
             error(ErrorCode::bad_metadata, offset, std::move(path), std::move(message));
         } else {
-            warning(ErrorCode::bad_metadata, offset, std::move(path),
-                    message + fmt::format(" (the v{}-era reader does not check this and loads "
-                                          "the file; the later v1..v2 reader and the current "
-                                          "engine refuse it, so migration will fail)",
-                                          version_));
+            warning_because(ErrorCode::bad_metadata, offset, std::move(path), std::move(message),
+                            fmt::format("the v{}-era reader does not check this and loads the "
+                                        "file; the later v1..v2 reader and the current engine "
+                                        "refuse it, so migration will fail",
+                                        version_));
         }
     }
 
@@ -588,10 +588,10 @@ template <class Sink> class Reader {
         if (current_rules(version_)) {
             error(code, offset, std::move(path), std::move(message));
         } else {
-            warning(code, offset, std::move(path),
-                    message + fmt::format(" (the v{} reader {}; the current engine refuses it, "
-                                          "so migration will fail until it is fixed)",
-                                          version_, legacy_behaviour));
+            warning_because(code, offset, std::move(path), std::move(message),
+                            fmt::format("the v{} reader {}; the current engine refuses it, so "
+                                        "migration will fail until it is fixed",
+                                        version_, legacy_behaviour));
         }
     }
 
@@ -695,6 +695,13 @@ template <class Sink> class Reader {
     [[gnu::cold, gnu::noinline]] void warning(ErrorCode code, std::size_t offset, std::string path,
                                               std::string message) {
         add_at(findings_, Severity::warning, code, offset, std::move(path), std::move(message));
+    }
+
+    [[gnu::cold, gnu::noinline]] void warning_because(ErrorCode code, std::size_t offset,
+                                                      std::string path, std::string rule,
+                                                      std::string consequence) {
+        add_with_consequence(findings_, Severity::warning, code, offset, std::move(path),
+                             std::move(rule), consequence);
     }
 
     struct PendingParent {

@@ -370,7 +370,8 @@ Result<std::string> upgrade(std::span<const std::byte> old_bytes, std::vector<st
         if (parsed.doc.version() == k_current_version) return std::string(data);
         auto migrated = migrate(parsed.doc, k_current_version);
         if (!migrated) return std::move(migrated).error();
-        if (notes) notes->insert(notes->end(), migrated->notes.begin(), migrated->notes.end());
+        if (notes)
+            for (const MigrationNote& note : migrated->notes) notes->push_back(note.describe());
         return std::move(migrated->bytes);
     } catch (const std::length_error& e) {
         // A Document full (2 GiB of text, 2^32 nodes): unreachable below the 512 MiB file

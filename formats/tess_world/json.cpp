@@ -364,13 +364,12 @@ class TreeFromJson {
         if (list.kind != Kind::array)
             return r_.error_at(list, "fields", "expected an array of field descriptors");
         b_.open(NodeKind::list, doc_.text(k_fields));
-        std::optional<Error> problem;
-        r_.elements(list, [&](std::size_t i, const Value& d) {
-            auto r = descriptor(d, fmt::format("fields[{}]", i));
-            if (!r) problem = r.error();
-            return r.has_value();
-        });
-        if (problem) return *problem;
+        if (auto r = r_.each(list,
+                             [&](std::size_t i, const Value& d) {
+                                 return descriptor(d, fmt::format("fields[{}]", i));
+                             });
+            !r)
+            return r;
         b_.close();
         return {};
     }
@@ -411,13 +410,10 @@ class TreeFromJson {
         if (list.kind != Kind::array)
             return r_.error_at(list, "chunks", "expected an array of chunk records");
         b_.open(NodeKind::list, doc_.text(k_chunks));
-        std::optional<Error> problem;
-        r_.elements(list, [&](std::size_t i, const Value& c) {
-            auto r = chunk(c, chunk_path(i));
-            if (!r) problem = r.error();
-            return r.has_value();
-        });
-        if (problem) return *problem;
+        if (auto r = r_.each(
+                list, [&](std::size_t i, const Value& c) { return chunk(c, chunk_path(i)); });
+            !r)
+            return r;
         b_.close();
         return {};
     }
@@ -464,22 +460,20 @@ class TreeFromJson {
         number(names_.active_mask, mask_count[0], true);
         number(names_.entity_count, mask_count[1]);
         b_.open(NodeKind::list, names_.fields);
-        std::optional<Error> problem;
         std::size_t n = 0;
-        r_.elements(m[4], [&](std::size_t f, const Value& column) {
-            ++n;
-            const std::string cpath = fmt::format("{}.fields[{}]", path, f);
-            if (f >= types_.size()) {
-                problem = r_.error_at(
-                    column, cpath,
-                    fmt::format("expected {} columns (one per field), found more", types_.size()));
-                return false;
-            }
-            auto r = values(column, cpath, types_[f]);
-            if (!r) problem = r.error();
-            return r.has_value();
-        });
-        if (problem) return *problem;
+        if (auto r = r_.each(m[4],
+                             [&](std::size_t f, const Value& column) -> Result<void> {
+                                 ++n;
+                                 const std::string cpath = fmt::format("{}.fields[{}]", path, f);
+                                 if (f >= types_.size())
+                                     return r_.error_at(column, cpath,
+                                                        fmt::format("expected {} columns (one per "
+                                                                    "field), found more",
+                                                                    types_.size()));
+                                 return values(column, cpath, types_[f]);
+                             });
+            !r)
+            return r;
         if (n != types_.size())
             return r_.error_at(
                 m[4], path + ".fields",

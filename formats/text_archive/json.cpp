@@ -215,19 +215,13 @@ class TreeFromJson {
   private:
     // The items of an array at `depth` (0: the top-level entries), path_ being its path.
     Result<void> items(const Value& array, std::size_t depth) {
-        std::optional<Error> problem;
         const std::size_t mark = path_.size();
-        r_.elements(array, [&](std::size_t i, const Value& v) {
+        return r_.each(array, [&](std::size_t i, const Value& v) -> Result<void> {
             append_path_index(path_, i);
-            if (auto r = item(v, depth); !r) {
-                problem = r.error();
-                return false;
-            }
+            if (auto r = item(v, depth); !r) return r;
             path_.resize(mark);
-            return true;
+            return {};
         });
-        if (problem) return *problem;
-        return {};
     }
 
     // One item: an attribute node, or a class node with its children.

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
+#include <algorithm>
 #include <optional>
 
 namespace sparksave::inline SPARKSAVE_ABI {
@@ -48,38 +48,42 @@ Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::u
     return plan;
 }
 
-void merge_notes(std::vector<std::string>& notes, const std::vector<std::string>& more) {
-    auto count_of = [](std::string_view note,
-                       std::string_view& prefix) -> std::optional<std::uint64_t> {
-        const std::size_t colon = note.rfind(": ");
-        if (colon == std::string_view::npos) return std::nullopt;
-        std::uint64_t n = 0;
-        const char* first = note.data() + colon + 2;
-        auto [p, ec] = std::from_chars(first, note.data() + note.size(), n);
-        if (ec != std::errc() || p != note.data() + note.size() || p == first) return std::nullopt;
-        prefix = note.substr(0, colon);
-        return n;
-    };
+std::string MigrationNote::describe() const {
+    return count ? fmt::format("{}: {}", text, *count) : text;
+}
+
+void merge_notes(Notes& notes, const Notes& more) {
     for (const auto& note : more) {
-        std::string_view prefix;
-        auto n = count_of(note, prefix);
-        bool merged = false;
-        for (auto& existing : notes) {
-            std::string_view existing_prefix;
-            if (n) {
-                auto m = count_of(existing, existing_prefix);
-                if (m && existing_prefix == prefix) {
-                    existing = fmt::format("{}: {}", prefix, *m + *n);
-                    merged = true;
-                    break;
-                }
-            } else if (existing == note) {
-                merged = true;
-                break;
-            }
-        }
-        if (!merged) notes.push_back(note);
+        auto same = [&](const MigrationNote& n) {
+            return n.text == note.text && n.count.has_value() == note.count.has_value();
+        };
+        if (auto it = std::find_if(notes.begin(), notes.end(), same); it == notes.end())
+            notes.push_back(note);
+        else if (note.count)
+            *it->count += *note.count;
     }
+}
+
+namespace {
+
+// Puts `context` before an error's message; its rule (Error::rule) stays what it was.
+void put_in_context(Error& e, std::string context) {
+    const auto shift = static_cast<std::uint32_t>(context.size());
+    e.rule_begin += shift;
+    if (e.rule_end != Error::k_rule_to_end) e.rule_end += shift;
+    e.message.insert(0, context);
+}
+
+} // namespace
+
+Error refused_result(const Error& finding, std::uint32_t to, std::string_view step) {
+    Error failed = finding;
+    failed.offset = k_no_offset;
+    put_in_context(failed,
+                   step.empty()
+                       ? fmt::format("the v{} rules refuse the result: ", to)
+                       : fmt::format("the v{} rules refuse the result of step {}: ", to, step));
+    return failed;
 }
 
 namespace {
@@ -142,8 +146,8 @@ class StepRunner {
         return {};
     }
 
-    std::vector<std::string> notes() const {
-        std::vector<std::string> out;
+    Notes notes() const {
+        Notes out;
         for (const auto& step_notes : notes_) merge_notes(out, step_notes);
         return out;
     }
@@ -169,14 +173,14 @@ class StepRunner {
         return true;
     }
     Error fail(const MigrationStep& s, Error e) {
-        e.message = fmt::format("step {}: {}", s.id, e.message);
+        put_in_context(e, fmt::format("step {}: ", s.id));
         failure_ = e;
         return e;
     }
 
     std::vector<const MigrationStep*> steps_;
-    std::vector<std::vector<std::string>> notes_; // by step
-    std::vector<std::string> scratch_;
+    std::vector<Notes> notes_; // by step
+    Notes scratch_;
     std::optional<Error> failure_;
 };
 
@@ -262,7 +266,7 @@ Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
     auto bytes = format.write(copy);
     if (!bytes) {
         Error e = bytes.error();
-        e.message = fmt::format("writing v{}: {}", to, e.message);
+        put_in_context(e, fmt::format("writing v{}: ", to));
         return e;
     }
     // The result must be a valid file of the target version: this is where the target's rules
@@ -270,14 +274,7 @@ Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
     Summary check = format.summarize(*bytes);
     const std::string_view last =
         out.steps.empty() ? std::string_view("write") : out.steps.back()->id;
-    if (const Error* e = check.findings.first_error()) {
-        Error failed = *e;
-        failed.offset =
-            k_no_offset; // an offset in the new file would mislead; the path names the place
-        failed.message =
-            fmt::format("the v{} rules refuse the result of step {}: {}", to, last, e->message);
-        return failed;
-    }
+    if (const Error* e = check.findings.first_error()) return refused_result(*e, to, last);
     if (!check.version_known || check.version != to)
         return make_error(
             ErrorCode::internal,

@@ -268,12 +268,14 @@ class BatchMigrator::Impl {
 
     // A rule the target version enforces was usually already a warning in the input (the old
     // reader tolerated it): point at that warning, whose offset is in the user's file.
+    // The failure's context (refused_result) stays; the rule is the input's, whose offsets
+    // ("first at offset 0xf6") are in the user's file too.
     static std::string explain(const Error& failure, const Findings& input) {
         for (const auto& w : input.items()) {
             if (w.code == failure.code && w.path == failure.path) {
-                std::string rule = w.message.substr(0, w.message.find(" (the v"));
                 Error at_input = w;
-                at_input.message = failure.message.substr(0, failure.message.find(": ") + 2) + rule;
+                at_input.message = failure.message.substr(0, failure.rule_begin);
+                at_input.message += w.rule();
                 return at_input.describe();
             }
         }
@@ -311,12 +313,7 @@ class BatchMigrator::Impl {
                                                                   std::uint32_t to) {
         return [&format, to](std::string_view written) -> Result<void> {
             Summary s = format.summarize(written);
-            if (const Error* e = s.findings.first_error()) {
-                Error failed = *e;
-                failed.offset = k_no_offset;
-                failed.message = fmt::format("the v{} rules refuse the result: {}", to, e->message);
-                return failed;
-            }
+            if (const Error* e = s.findings.first_error()) return refused_result(*e, to, {});
             if (s.version != to)
                 return make_error(
                     ErrorCode::internal,

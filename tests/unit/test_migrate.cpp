@@ -6,6 +6,7 @@
 #include "spark_save/spec.hpp"
 #include "support.hpp"
 
+#include "common/finding.hpp"
 #include "spark_save/api.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/format.hpp"
@@ -290,4 +291,36 @@ TEST_CASE("migrating part by part gives the bytes and notes of migrating the who
         4, [](std::string_view) -> Result<void> { return {}; });
     REQUIRE_FALSE(bad);
     CHECK(bad.error().message.rfind("does not parse: ", 0) == 0);
+}
+
+TEST_CASE("notes carry their counts as numbers, and merge by text") {
+    Notes notes{{"Transforms given parent=-1", 2}, {"dropped 3 bytes"}};
+    merge_notes(notes, {{"Transforms given parent=-1", 5},
+                        {"dropped 3 bytes"},
+                        {"Transforms given parent=-1: 4"}, // a text, not a count: kept apart
+                        {"custom state"}});
+    CHECK(test::note_texts(notes) ==
+          std::vector<std::string>{"Transforms given parent=-1: 7", "dropped 3 bytes",
+                                   "Transforms given parent=-1: 4", "custom state"});
+    REQUIRE(notes[0].count);
+    CHECK(*notes[0].count == 7);
+}
+
+TEST_CASE("a refusal puts its context before the rule, and rule() is the rule alone") {
+    Findings findings;
+    add_with_consequence(findings, Severity::warning, ErrorCode::bad_parent, 0x40,
+                         "entities[0].Transform.parent", "expected an index, found x",
+                         "the v2 reader accepts it");
+    const Error& w = findings.items().front();
+    CHECK(w.message == "expected an index, found x (the v2 reader accepts it)");
+    CHECK(w.rule() == "expected an index, found x");
+
+    Error refused = refused_result(w, 4, "spark_save_v3_to_v4");
+    CHECK(refused.message == "the v4 rules refuse the result of step spark_save_v3_to_v4: "
+                             "expected an index, found x (the v2 reader accepts it)");
+    CHECK(refused.rule() == "expected an index, found x");
+    CHECK_FALSE(refused.has_offset());
+    CHECK(refused_result(make_error(ErrorCode::bad_parent, "r"), 4, {}).message ==
+          "the v4 rules refuse the result: r");
+    CHECK(make_error(ErrorCode::bad_parent, "whole").rule() == "whole");
 }

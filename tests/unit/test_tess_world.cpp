@@ -190,7 +190,7 @@ TEST_CASE("4.4: the real v1 file migrates to the golden v2 file but for the libr
     REQUIRE_MESSAGE(m, (m ? "" : m.error().describe()));
     REQUIRE(m->steps.size() == 1);
     CHECK(m->steps[0]->id == "tess_world_v1_to_v2");
-    CHECK(m->notes ==
+    CHECK(test::note_texts(m->notes) ==
           std::vector<std::string>{"dropped the chunk-state byte of 1 chunk (values: 1 x1)"});
     const std::string& out = m->bytes;
     REQUIRE(out.size() == golden.size());
@@ -223,8 +223,9 @@ TEST_CASE("4.4: a generated v1 archive keeps every value and loses only its chun
     auto in = parse(input);
     auto m = migrate(in.doc, 2);
     REQUIRE(m);
-    CHECK(m->notes == std::vector<std::string>{
-                          "dropped the chunk-state byte of 3 chunks (values: 0 x2, 1 x1)"});
+    CHECK(
+        test::note_texts(m->notes) ==
+        std::vector<std::string>{"dropped the chunk-state byte of 3 chunks (values: 0 x2, 1 x1)"});
     auto out = parse(m->bytes);
     REQUIRE(out.findings.items().empty());
     CHECK(m->bytes.size() == input.size() - 3);

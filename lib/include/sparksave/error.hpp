@@ -89,9 +89,22 @@ struct Error {
     std::uint32_t line = 0;             // 1-based line:column, when the format is text
     std::uint32_t column = 0;
     std::string path;    // node path (sparksave(1) NODE PATHS), empty when not in a node
-    std::string message; // what was expected, what was found
+    std::string message; // what was expected, what was found (and the context, as printed)
+    // Where the rule itself lies in `message`, for a message that says more than its rule: a
+    // migration's refusal puts its context first ("the v4 rules refuse the result of step X: "),
+    // a warning of an older version's rule its consequence after it (" (the v2 reader keeps the
+    // last one; ...)"). rule() is that part alone; by default the whole message.
+    std::uint32_t rule_begin = 0;
+    std::uint32_t rule_end = k_rule_to_end;
+    static constexpr std::uint32_t k_rule_to_end = 0xffffffff;
 
     bool has_offset() const noexcept { return offset != k_no_offset; }
+    std::string_view rule() const noexcept {
+        const std::string_view m = message;
+        const std::size_t begin = rule_begin < m.size() ? rule_begin : m.size();
+        if (rule_end == k_rule_to_end) return m.substr(begin);
+        return m.substr(begin, rule_end > begin ? rule_end - begin : 0);
+    }
     // "at offset 0x1a4 (420), entities[3].Transform.parent: expected ..., found ..."
     std::string describe() const;
 };

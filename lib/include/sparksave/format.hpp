@@ -129,8 +129,9 @@ struct FormatInfo {
     // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
     // line:column.
     Result<Packed> (*from_json)(std::string_view json);
-    // The root's child that is the file's main list, whose items the parts hold one each (empty:
-    // the format has no parts). Migration steps declared by parts (migrate.hpp) run over it.
+    // The root's child that is the file's main list (a save's entities), or empty. A format read
+    // by parts holds one item a part; migration steps declared by parts (migrate.hpp) run over
+    // it; `diff --stat` counts a change inside an item under the item's member it is in.
     std::string_view items = {};
     // Optional (nullptr: the format is read whole): reading part by part (Parts), the JSON of
     // to_json part by part (`out` ends with the JSON's end after tail() or stopped()), and the

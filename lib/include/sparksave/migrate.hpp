@@ -30,12 +30,22 @@ namespace sparksave::inline SPARKSAVE_ABI {
 // both ways and compares the bytes). `whole` instead is for a step that needs the whole tree at
 // once (it decides from all the items, say): a chain with such a step is never run part by part.
 //
+// A note of a migration step: what it did beyond the summary (bytes dropped, counts written). A
+// counted note ({"Transforms given parent=-1", 3}) is summed over the items and parts of a file
+// (merge_notes); describe() prints it "Transforms given parent=-1: 3".
+struct MigrationNote {
+    std::string text;
+    std::optional<std::uint64_t> count = std::nullopt;
+    std::string describe() const;
+    bool operator==(const MigrationNote&) const = default;
+};
+using Notes = std::vector<MigrationNote>;
+
 // Each function changes `doc` (a copy the caller owns) from version `from` to `to`, and adds to
-// `notes` what it did beyond the summary (bytes dropped, counts written); a note ending in
-// ": <number>" is a count, summed over the items and parts. An error names the node path.
-using StepFunction = Result<void> (*)(Document& doc, std::vector<std::string>& notes);
+// `notes` what it did beyond the summary. An error names the node path.
+using StepFunction = Result<void> (*)(Document& doc, Notes& notes);
 using ItemStepFunction = Result<void> (*)(Document& doc, NodeId item, std::uint64_t index,
-                                          std::vector<std::string>& notes);
+                                          Notes& notes);
 
 struct MigrationStep {
     FormatId format;
@@ -67,13 +77,14 @@ Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::u
 struct Migrated {
     std::string bytes;                       // the new file, read back and found valid
     std::vector<const MigrationStep*> steps; // the steps that ran
-    std::vector<std::string> notes;
+    Notes notes;
 };
 
 struct FormatInfo;
 
-// Adds `more` to `notes`: a note already there is not repeated, and counts ("...: N") are summed.
-void merge_notes(std::vector<std::string>& notes, const std::vector<std::string>& more);
+// Adds `more` to `notes`: a note already there is not repeated, and the counts of counted notes
+// of the same text are summed.
+void merge_notes(Notes& notes, const Notes& more);
 
 // Migrates a file too large to hold as a tree: read part by part (FormatInfo::stream), each
 // part through the steps and the format's part writer, the bytes to `out` as they are made.
@@ -83,11 +94,17 @@ void merge_notes(std::vector<std::string>& notes, const std::vector<std::string>
 struct MigratedParts {
     std::uint32_t from = 0;
     std::vector<const MigrationStep*> steps;
-    std::vector<std::string> notes;
+    Notes notes;
 };
 Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<const Source> source,
                                     std::uint32_t to,
                                     const std::function<Result<void>(std::string_view)>& out);
+
+// The target's rules refused a migrated result: `finding` (from reading the result back) with
+// the context in front ("the v4 rules refuse the result of step X: ", no step when empty) and
+// rule_begin after it; no offset, since one in the new file would mislead (the path names the
+// place).
+Error refused_result(const Error& finding, std::uint32_t to, std::string_view step);
 
 // Applies the plan to a copy of `doc` (which is left unchanged), writes the result with the
 // format's writer and reads it back: it must be a valid file of version `to`, else the error
@@ -127,7 +144,7 @@ struct FileOutcome {
     std::uint32_t from = 0, to = 0;
     std::string destination;
     std::vector<std::string> steps;
-    std::vector<std::string> notes;
+    Notes notes;
     std::string reason;
     std::string bytes; // output "-": the file, checked, for the caller to print in order
 };

@@ -48,6 +48,9 @@ class Reader {
     template <class F> void members(const Value& object, F&& fn) const;
     // Calls fn(index, value) for each element of an array; fn returns false to stop.
     template <class F> void elements(const Value& array, F&& fn) const;
+    // Calls fn(index, value) -> Result<void> for each element of an array, stopping at the
+    // first error, which it returns.
+    template <class F> Result<void> each(const Value& array, F&& fn) const;
     // The first member named `key` into `out`; false when there is none.
     bool find(const Value& object, std::string_view key, Value& out) const;
 
@@ -178,6 +181,15 @@ template <class F> void Reader::elements(const Value& array, F&& fn) const {
         if (text_[at] == ']') return;
         at = skip_space(at + 1); // ','
     }
+}
+
+template <class F> Result<void> Reader::each(const Value& array, F&& fn) const {
+    Result<void> out;
+    elements(array, [&](std::size_t index, const Value& v) {
+        out = fn(index, v);
+        return out.has_value();
+    });
+    return out;
 }
 
 } // namespace sparksave::json
