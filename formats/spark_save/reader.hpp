@@ -39,7 +39,7 @@ namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 // A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
 // loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
 // strings have equal fingerprints; unequal fingerprints mean unequal strings.
-inline std::uint64_t fingerprint(std::string_view s) noexcept {
+[[gnu::always_inline]] inline std::uint64_t fingerprint(std::string_view s) noexcept {
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     const std::size_t n = s.size();
     std::uint64_t head = 0, tail = 0;

@@ -615,12 +615,9 @@ SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
         return *this;
     ++s.component_properties;
     const std::size_t at = s.out.size();
-    if (!s.out.string16(key)) [[unlikely]] {
-        s.refuse(too_long(s.rules.property_path(key), "key", key.size()));
-        return *this;
-    }
-    if (!s.out.string16(value)) [[unlikely]] {
-        s.refuse(too_long(s.rules.property_path(key), "value", value.size()));
+    if (const int refused = s.out.pair16(key, value); refused != 0) [[unlikely]] {
+        s.refuse(too_long(s.rules.property_path(key), refused == 1 ? "key" : "value",
+                          refused == 1 ? key.size() : value.size()));
         return *this;
     }
     s.rules.property(s.written(at + 2, key.size()), value, at, s.rule());

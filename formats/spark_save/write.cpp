@@ -76,10 +76,10 @@ class Writer final : public Parts {
                 return too_many(path(component, k_no_node), "properties", properties);
             w_.u16(static_cast<std::uint16_t>(properties));
             for (NodeId property : doc.children(component)) {
-                if (!string16(doc.name(property)))
-                    return too_long(path(component, property), "key", doc.name(property).size());
-                if (!string16(doc.value(property)))
-                    return too_long(path(component, property), "value", doc.value(property).size());
+                const std::string_view key = doc.name(property), value = doc.value(property);
+                if (const int refused = w_.pair16(key, value); refused != 0)
+                    return too_long(path(component, property), refused == 1 ? "key" : "value",
+                                    refused == 1 ? key.size() : value.size());
             }
         }
         return drain(false);

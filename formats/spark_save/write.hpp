@@ -47,8 +47,21 @@ class Encoder {
         if (s.size() > k_max_u16) return false;
         unsigned char* p = room(2 + s.size());
         boost::endian::store_little_u16(p, static_cast<std::uint16_t>(s.size()));
-        if (!s.empty()) std::memcpy(p + 2, s.data(), s.size());
+        copy(p + 2, s);
         return true;
+    }
+    // A key/value pair: `u16 keyLen, key, u16 valueLen, value`. 0 when written; else nothing
+    // is written and 1 says the key is above 65535 bytes, 2 the value.
+    int pair16(std::string_view key, std::string_view value) {
+        if (key.size() > k_max_u16) return 1;
+        if (value.size() > k_max_u16) return 2;
+        unsigned char* p = room(4 + key.size() + value.size());
+        boost::endian::store_little_u16(p, static_cast<std::uint16_t>(key.size()));
+        copy(p + 2, key);
+        p += 2 + key.size();
+        boost::endian::store_little_u16(p, static_cast<std::uint16_t>(value.size()));
+        copy(p + 2, value);
+        return 0;
     }
     // A count written before what it counts was known.
     void patch_u16(std::size_t at, std::uint16_t v) {
@@ -71,6 +84,31 @@ class Encoder {
     }
 
   private:
+    // memcpy, with the short strings of a save (names, keys, numbers) copied inline by two
+    // overlapping loads and stores that stay inside [s, s + size).
+    static void copy(unsigned char* to, std::string_view s) {
+        const std::size_t n = s.size();
+        const char* from = s.data();
+        if (n >= 8 && n <= 16) {
+            std::uint64_t a, b;
+            std::memcpy(&a, from, 8);
+            std::memcpy(&b, from + n - 8, 8);
+            std::memcpy(to, &a, 8);
+            std::memcpy(to + n - 8, &b, 8);
+        } else if (n >= 4 && n < 8) {
+            std::uint32_t a, b;
+            std::memcpy(&a, from, 4);
+            std::memcpy(&b, from + n - 4, 4);
+            std::memcpy(to, &a, 4);
+            std::memcpy(to + n - 4, &b, 4);
+        } else if (n > 0 && n < 4) {
+            to[0] = static_cast<unsigned char>(from[0]);
+            to[n / 2] = static_cast<unsigned char>(from[n / 2]);
+            to[n - 1] = static_cast<unsigned char>(from[n - 1]);
+        } else if (n > 16) {
+            std::memcpy(to, from, n);
+        }
+    }
     unsigned char* room(std::size_t n) {
         if (buf_.size() - size_ < n) [[unlikely]]
             grow(n);
