@@ -1,5 +1,6 @@
 // Timings of the engine-facing API (sparksave/save_file.hpp, issue 14), for bench/run.py. Each
-// mode prints one line `seconds bytes` (the best of REPEAT runs, hot page cache):
+// mode prints one line `seconds bytes cpu_seconds` (the best of REPEAT runs, hot page cache:
+// wall-clock, then the process's CPU time, which moves less on a shared machine):
 //
 //   api_bench metadata DIR [REPEAT]   read_metadata(path) of every file in DIR
 //   api_bench head DIR [REPEAT]       the baseline: open each file, read its first 4 KiB, close
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -24,13 +26,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
+double cpu_now() {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double best_cpu = 1e30;
+
 template <class F> double best(int repeat, F&& f) {
     double best_s = 1e30;
     for (int i = 0; i < repeat; ++i) {
+        const double c0 = cpu_now();
         const auto t0 = std::chrono::steady_clock::now();
         f();
         const std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
         best_s = std::min(best_s, d.count());
+        best_cpu = std::min(best_cpu, cpu_now() - c0);
     }
     return best_s;
 }
@@ -134,6 +146,6 @@ int main(int argc, char** argv) {
         return fail("unknown mode");
     }
     if (!ok) return 1;
-    std::printf("%.6f %llu\n", seconds, static_cast<unsigned long long>(bytes));
+    std::printf("%.6f %llu %.6f\n", seconds, static_cast<unsigned long long>(bytes), best_cpu);
     return 0;
 }

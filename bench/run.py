@@ -183,32 +183,41 @@ def main():
     # SaveView::parse (target: the speed of verify), SaveWriter (target: >= 500 MB/s of output).
     api = os.path.join(os.path.dirname(gen), "api_bench")
     if os.path.exists(api):
-        menu = os.path.join(OUT, "menu")
-        menu_count = 20 if args.quick else 1000
-        menu_tag = os.path.join(OUT, f"menu-{menu_count}")
-        if not os.path.exists(menu_tag):
-            shutil.rmtree(menu, ignore_errors=True)
-            subprocess.run([gen, "small", menu, str(menu_count), "5", "4", "2000"], check=True,
-                           stdout=subprocess.DEVNULL)
-            open(menu_tag, "w").close()
-        menu_files = os.listdir(menu)
-        menu_mb = mb(sum(os.path.getsize(os.path.join(menu, f)) for f in menu_files)) / len(menu_files)
-
         def api_run(*a):
+            """(wall seconds, count, CPU seconds) of one api_bench mode, best of --repeat."""
             out = subprocess.run([api, *a, str(repeat)], check=True, stdout=subprocess.PIPE, text=True).stdout
-            t, n = out.split()
-            return float(t), int(n)
+            t, n, cpu = out.split()
+            return float(t), int(n), float(cpu)
 
-        t_head, _ = api_run("head", menu)
-        t_meta, n = api_run("metadata", menu)
-        what = f"{n} saves ({menu_mb:.1f} MB each)"
-        add("read_metadata (load-game menu)", what, t_meta, 0, files=n,
-            note=f"{t_meta / t_head:.1f}x reading the first 4 KiB of each ({t_head * 1000:.1f} ms)")
-        add("limit: read the first 4 KiB of each file", what, t_head, 0, files=n)
-        t, n = api_run("parse", mid4)
-        add("SaveView::parse", f"mid v4 ({mb(n):.1f} MB)", t, 0, size=n)
-        t, n = api_run("writer", str(max(entities // 20, 100)))
-        add("SaveWriter::finish (build + write + read back)", f"{mb(n):.1f} MB of output", t, 0, size=n)
+        # A load-game menu at three save sizes (~130 KB, ~1.3 MB, ~13 MB: 200, 2,000 and 20,000
+        # entities): read_metadata should not move with the size. 1,000 saves each (100 of 13 MB:
+        # 1.3 GB instead of 13 GB on disk; the figure is per file).
+        menus = [(200, 20 if args.quick else 1000), (2000, 20 if args.quick else 1000),
+                 (20000, 5 if args.quick else 100)]
+        for menu_entities, menu_count in menus:
+            menu = os.path.join(OUT, f"menu-{menu_entities}")
+            menu_tag = os.path.join(OUT, f"menu-{menu_entities}-{menu_count}")
+            if not os.path.exists(menu_tag):
+                shutil.rmtree(menu, ignore_errors=True)
+                subprocess.run([gen, "small", menu, str(menu_count), "5", "4", str(menu_entities)], check=True,
+                               stdout=subprocess.DEVNULL)
+                open(menu_tag, "w").close()
+            menu_files = os.listdir(menu)
+            menu_mb = mb(sum(os.path.getsize(os.path.join(menu, f)) for f in menu_files)) / len(menu_files)
+            _, _, c_head = api_run("head", menu)
+            t_meta, n, c_meta = api_run("metadata", menu)
+            what = f"{n} saves ({menu_mb:.2f} MB each)"
+            add("read_metadata (load-game menu)", what, t_meta, 0, files=n,
+                note=f"CPU {c_meta * 1e6 / n:.1f} us a file, {c_meta / c_head:.1f}x reading the first 4 KiB of "
+                     f"each (CPU {c_head * 1e6 / n:.1f} us a file)")
+        t_verify, _ = best([sparksave, "verify", mid4], repeat)
+        t, n, cpu = api_run("parse", mid4)
+        add("SaveView::parse", f"mid v4 ({mb(n):.1f} MB)", t, 0, size=n,
+            note=f"CPU {cpu * 1000:.1f} ms (both threads); `sparksave verify` of the same file: {t_verify:.3f} s, "
+                 f"{mb(n) / t_verify:,.0f} MB/s (a process: start, map, print)")
+        t, n, cpu = api_run("writer", str(max(entities // 20, 100)))
+        add("SaveWriter::finish (encode as built, rules as written)", f"{mb(n):.1f} MB of output", t, 0, size=n,
+            note=f"CPU {cpu * 1000:.1f} ms: {mb(n) / cpu:,.0f} MB/s")
 
     # Peers that parse: Kaitai Struct (node) and a Python struct reader.
     peer_file, peer_name = (mid4, "mid v4") if not args.quick else (big4, "big v4")

@@ -148,9 +148,9 @@ inline std::string engine_value(const MetaField& f) {
     if (!f.read || f.type == ValueType::string) return std::string(f.text);
     switch (f.type) {
     case ValueType::unsigned_integer:
-        return fmt::format("{}", f.u);
+        return std::to_string(f.u); // as fmt's "{}", without its formatting machinery
     case ValueType::integer:
-        return fmt::format("{}", f.i);
+        return std::to_string(f.i);
     default:
         return fmt::format("{}", f.f);
     }
@@ -233,10 +233,11 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
             continue;
         }
         const Extraction x = extract_number(block, pos, f.type);
-        const std::string path = field_path(f.name, f.in_position, f.spec);
+        // The field's node path, made only for a finding.
+        auto path = [&] { return field_path(f.name, f.in_position, f.spec); };
         if (x.fail == Extraction::Fail::end_of_block) {
             metadata_problem(
-                base + x.begin, path,
+                base + x.begin, path(),
                 fmt::format("expected {}, found the end of the metadata block",
                             f.type == ValueType::unsigned_integer ? "the timestamp" : "a number"));
             return;
@@ -262,7 +263,7 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
                 why += f.type == ValueType::integer            ? " (out of int's range)"
                        : f.type == ValueType::unsigned_integer ? " (out of uint64's range)"
                                                                : " (out of float's range)";
-            metadata_problem(field.offset, path,
+            metadata_problem(field.offset, path(),
                              fmt::format("expected {}, found {}{}: `>>` fails there", what,
                                          display(field.text, true), why));
             meta.fields[meta.count++] = field;
@@ -275,12 +276,12 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         field.i = x.i;
         field.f = x.f;
         if (f.type == ValueType::unsigned_integer && field.text.starts_with('-') && x.u != 0)
-            warning(field.offset, path,
+            warning(field.offset, path(),
                     fmt::format("{} is negative: the engine reads the unsigned timestamp as {} "
                                 "(the value wraps modulo 2^64), and its next save writes that",
                                 display(field.text, true), x.u));
         if (x.underflow)
-            warning(field.offset, path,
+            warning(field.offset, path(),
                     fmt::format("{} underflows a float: the engine's Linux build (libstdc++) "
                                 "reads {}, its Windows build (MSVC's library) most likely "
                                 "refuses the block",
@@ -288,7 +289,7 @@ void parse_metadata_block(std::string_view block, std::size_t base, std::uint32_
         float hex = 0;
         if (x.hex_prefix) {
             if (const std::size_t used = hex_float_at(block, x.begin, hex))
-                warning(field.offset, path,
+                warning(field.offset, path(),
                         fmt::format("{} is a hexadecimal float: the engine's Windows build "
                                     "(MSVC's library) reads {}, its Linux build (libstdc++) "
                                     "reads 0 and stops at the x",

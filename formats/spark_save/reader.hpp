@@ -39,7 +39,7 @@ namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 // A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
 // loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
 // strings have equal fingerprints; unequal fingerprints mean unequal strings.
-inline std::uint64_t fingerprint(std::string_view s) noexcept {
+[[gnu::always_inline]] inline std::uint64_t fingerprint(std::string_view s) noexcept {
     const auto* p = reinterpret_cast<const unsigned char*>(s.data());
     const std::size_t n = s.size();
     std::uint64_t head = 0, tail = 0;
@@ -85,6 +85,22 @@ class RepeatFinder {
             hashed_ = false;
         }
     }
+    // The keys remembered were views into a buffer that moved from `from` to `to` (a writer's
+    // output grew: SaveWriter).
+    void rebase(const char* from, const char* to) {
+        for (std::size_t i = 0; i < count_; ++i) small_[i].key = moved(small_[i].key, from, to);
+        if (hashed_) {
+            std::unordered_map<std::string_view, std::size_t> map;
+            map.reserve(map_.size());
+            for (const auto& [key, offset] : map_) map.emplace(moved(key, from, to), offset);
+            map_.swap(map);
+        }
+    }
+    static std::string_view moved(std::string_view s, const char* from, const char* to) {
+        const auto at =
+            reinterpret_cast<std::uintptr_t>(s.data()) - reinterpret_cast<std::uintptr_t>(from);
+        return {to + at, s.size()};
+    }
 
   private:
     std::size_t seen_slow(std::string_view key, std::size_t offset) {
@@ -108,6 +124,162 @@ class RepeatFinder {
     std::uint64_t filter_ = 0;
     std::unordered_map<std::string_view, std::size_t> map_;
     bool hashed_ = false;
+};
+
+// The rules on what entities and custom state hold (formats/README.md §1.3, 1.4): no
+// NameComponent, each component type once per entity, each key once per component and in the
+// custom state, a Transform parent an index >= -1 of another entity with a Transform. The reader
+// applies them to what it reads, SaveWriter (save_file.cpp) to what it writes: one
+// implementation. Each check takes `rule(code, offset, path, message, legacy_behaviour)`, called
+// for a rule broken (the reader's engine_rule). The strings given are views that stay alive
+// while the entity is read (or are moved with rebase).
+class ContentRules {
+  public:
+    void begin_entities(std::uint64_t count) {
+        has_transform_.assign(count, 0);
+        entity_count_ = count;
+    }
+    void entity(std::uint64_t e) {
+        entity_ = e;
+        components_seen_.clear();
+    }
+    // A writer's next entity, the count not known before the end (SaveWriter).
+    void next_entity() {
+        entity(has_transform_.size());
+        has_transform_.push_back(0);
+        entity_count_ = has_transform_.size();
+    }
+    // The type of the component being read (named in paths from here on).
+    void type(std::string_view type) { type_ = type; }
+    // Component-level rules: explicit NameComponent, duplicate type (1.3, 1.4).
+    template <class Rule> void component(std::size_t offset, Rule&& rule) {
+        if (type_ == k_name_component) {
+            rule(ErrorCode::name_component, offset, component_path(),
+                 "expected no NameComponent record (the entity name field carries the name), "
+                 "found one",
+                 "accepts it");
+        }
+        if (const std::size_t first = components_seen_.seen(type_, offset);
+            first != RepeatFinder::k_new) {
+            rule(ErrorCode::duplicate_component, offset, component_path(),
+                 fmt::format("expected each component type once per entity, found {} again "
+                             "(first at offset {:#x})",
+                             display(type_, true), first),
+                 "keeps the last one");
+        }
+        transform_ = type_ == k_transform;
+        keys_seen_.clear();
+    }
+    template <class Rule>
+    [[gnu::always_inline]] void property(std::string_view key, std::string_view value,
+                                         std::size_t offset, Rule&& rule) {
+        if (const std::size_t first = keys_seen_.seen(key, offset); first != RepeatFinder::k_new)
+            rule(ErrorCode::duplicate_key, offset, property_path(key),
+                 fmt::format("expected each property key once per component, found {} again "
+                             "(first at offset {:#x})",
+                             display(key, true), first),
+                 "keeps the last value");
+        if (transform_ && key == k_parent) parent_text(key, value, offset, rule);
+    }
+    void component_end() {
+        if (transform_) has_transform_[entity_] = 1;
+    }
+    // 1.3: a parent names a different entity of this file that has a Transform.
+    template <class Rule> void end_entities(Rule&& rule) {
+        for (const auto& p : parents_) {
+            if (p.parent < entity_count_ && p.parent != p.entity && has_transform_[p.parent])
+                continue;
+            std::string path = entity_path(p.entity);
+            append_path_name(path, k_transform);
+            append_path_name(path, k_parent);
+            if (p.parent >= entity_count_) {
+                rule(ErrorCode::bad_parent, p.offset, std::move(path),
+                     fmt::format("expected the index of an entity (0..{}), found {}",
+                                 entity_count_ == 0 ? 0 : entity_count_ - 1, p.parent),
+                     "ignores it");
+            } else if (p.parent == p.entity) {
+                rule(ErrorCode::bad_parent, p.offset, std::move(path),
+                     fmt::format("expected another entity, found the entity's own index {}",
+                                 p.parent),
+                     "ignores it");
+            } else if (!has_transform_[p.parent]) {
+                rule(ErrorCode::bad_parent, p.offset, std::move(path),
+                     fmt::format("expected a parent entity with a Transform, found entity {} "
+                                 "without one",
+                                 p.parent),
+                     "ignores it");
+            }
+        }
+        parents_.clear();
+    }
+    void begin_pairs() { pairs_seen_.clear(); }
+    template <class Rule> void pair(std::string_view key, std::size_t offset, Rule&& rule) {
+        if (const std::size_t first = pairs_seen_.seen(key, offset); first != RepeatFinder::k_new) {
+            std::string path(k_custom_state);
+            append_path_name(path, key);
+            rule(ErrorCode::duplicate_key, offset, std::move(path),
+                 fmt::format("expected each custom-state key once, found {} again "
+                             "(first at offset {:#x})",
+                             display(key, true), first),
+                 "keeps the last value");
+        }
+    }
+    // The views given moved from `from` to `to` (SaveWriter's output grew).
+    void rebase(const char* from, const char* to) {
+        components_seen_.rebase(from, to);
+        keys_seen_.rebase(from, to);
+        type_ = RepeatFinder::moved(type_, from, to);
+    }
+
+    std::string entity_path(std::uint64_t e) const {
+        std::string p(k_entities);
+        append_path_index(p, e);
+        return p;
+    }
+    std::string entity_path() const { return entity_path(entity_); }
+    std::string component_path() const {
+        std::string p = entity_path();
+        append_path_name(p, type_);
+        return p;
+    }
+    std::string property_path(std::string_view key) const {
+        std::string p = component_path();
+        append_path_name(p, key);
+        return p;
+    }
+
+  private:
+    // 1.3/1.4: a Transform parent is an integer >= -1 with nothing after it.
+    template <class Rule>
+    void parent_text(std::string_view key, std::string_view value, std::size_t offset, Rule& rule) {
+        auto index = parse_parent_index(value);
+        if (!index || *index < -1) {
+            rule(ErrorCode::bad_parent, offset, property_path(key),
+                 fmt::format("expected an entity index >= -1 as std::from_chars reads "
+                             "it (an optional -, decimal digits, nothing before or "
+                             "after), found {}",
+                             display(value, true)),
+                 "ignores it");
+            return;
+        }
+        if (*index >= 0) parents_.push_back({entity_, static_cast<std::uint64_t>(*index), offset});
+    }
+
+    struct PendingParent { // of a Transform
+        std::uint64_t entity;
+        std::uint64_t parent;
+        std::size_t offset;
+    };
+
+    std::uint64_t entity_ = 0;
+    std::uint64_t entity_count_ = 0;
+    std::string_view type_;
+    bool transform_ = false;
+    RepeatFinder components_seen_;
+    RepeatFinder keys_seen_;
+    RepeatFinder pairs_seen_;
+    std::vector<std::uint8_t> has_transform_;
+    std::vector<PendingParent> parents_;
 };
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
@@ -347,11 +519,10 @@ template <class Sink> class Reader {
         }
         sink_.on_entities_begin(entity_count, count_off);
         if (halted()) return false;
-        has_transform_.assign(entity_count, 0);
-        entity_count_ = entity_count;
+        rules_.begin_entities(entity_count);
 
         for (std::uint32_t e = 0; e < entity_count; ++e) {
-            entity_ = e;
+            rules_.entity(e);
             const std::size_t entity_off = r.pos();
             const std::uint16_t name_len = r.u16();
             if (!r.ok()) return truncated(r, "the entity name length", entity_path());
@@ -372,15 +543,15 @@ template <class Sink> class Reader {
                 return false;
             }
             sink_.on_entity(name, entity_off, e);
-            components_seen_.clear();
             for (std::uint16_t c = 0; c < component_count; ++c) {
                 const std::size_t comp_off = r.pos();
                 const std::uint16_t type_len = r.u16();
                 if (!r.ok()) return truncated(r, "the component type length", entity_path());
                 if (!current && type_len > k_max_legacy_string) [[unlikely]]
                     legacy_length(comp_off, entity_path(), "a component type", type_len);
-                type_ = r.bytes(type_len);
+                const std::string_view type = r.bytes(type_len);
                 if (!r.ok()) return truncated(r, "the component type", entity_path());
+                rules_.type(type);
                 const std::size_t prop_count_off = r.pos();
                 const std::uint16_t property_count = r.u16();
                 if (!r.ok()) return truncated(r, "the property count", component_path());
@@ -398,10 +569,8 @@ template <class Sink> class Reader {
                                       k_max_aggregate));
                     return false;
                 }
-                check_component(comp_off);
-                const bool transform = type_ == k_transform;
-                sink_.on_component(type_, comp_off);
-                keys_seen_.clear();
+                rules_.component(comp_off, rule());
+                sink_.on_component(type, comp_off);
                 for (std::uint16_t p = 0; p < property_count; ++p) {
                     const std::size_t prop_off = r.pos();
                     std::string_view key, value;
@@ -414,24 +583,17 @@ template <class Sink> class Reader {
                                           k_max_aggregate));
                         return false;
                     }
-                    if (const std::size_t first = keys_seen_.seen(key, prop_off);
-                        first != RepeatFinder::k_new)
-                        engine_rule(ErrorCode::duplicate_key, prop_off, property_path(key),
-                                    fmt::format("expected each property key once per component, "
-                                                "found {} again (first at offset {:#x})",
-                                                display(key, true), first),
-                                    "keeps the last value");
-                    if (transform && key == k_parent) check_parent_text(key, value, prop_off);
+                    rules_.property(key, value, prop_off, rule());
                     sink_.on_property(key, value, prop_off, r.pos());
                 }
-                if (transform) has_transform_[e] = 1;
+                rules_.component_end();
                 sink_.on_component_end(r.pos());
             }
             sink_.on_entity_end(r.pos());
             if (halted()) return false;
         }
         sink_.on_entities_end(r.pos());
-        check_parent_targets();
+        rules_.end_entities(rule());
 
         // Custom state (1.1, 1.4).
         const std::size_t cs_off = r.pos();
@@ -468,7 +630,7 @@ template <class Sink> class Reader {
             }
             sink_.on_custom_state_begin(true, declared, cs_off);
             std::uint32_t complete = 0;
-            RepeatFinder pairs_seen;
+            rules_.begin_pairs();
             for (; complete < declared; ++complete) {
                 const std::size_t pair_off = r.pos();
                 ByteReader probe = r;
@@ -489,16 +651,7 @@ template <class Sink> class Reader {
                     break;
                 }
                 r = probe;
-                if (const std::size_t first = pairs_seen.seen(key, pair_off);
-                    first != RepeatFinder::k_new) {
-                    std::string path(k_custom_state);
-                    append_path_name(path, key);
-                    engine_rule(ErrorCode::duplicate_key, pair_off, std::move(path),
-                                fmt::format("expected each custom-state key once, found {} again "
-                                            "(first at offset {:#x})",
-                                            display(key, true), first),
-                                "keeps the last value");
-                }
+                rules_.pair(key, pair_off, rule());
                 sink_.on_pair(key, value, pair_off, r.pos());
             }
             sink_.on_custom_state_end(r.pos(), complete);
@@ -562,25 +715,6 @@ template <class Sink> class Reader {
                             what, length, version_, k_max_legacy_string));
     }
 
-    // Component-level rules: duplicate type, explicit NameComponent (1.3, 1.4).
-    void check_component(std::size_t offset) {
-        if (type_ == k_name_component) {
-            engine_rule(
-                ErrorCode::name_component, offset, component_path(),
-                "expected no NameComponent record (the entity name field carries the name), "
-                "found one",
-                "accepts it");
-        }
-        if (const std::size_t first = components_seen_.seen(type_, offset);
-            first != RepeatFinder::k_new) {
-            engine_rule(ErrorCode::duplicate_component, offset, component_path(),
-                        fmt::format("expected each component type once per entity, found {} again "
-                                    "(first at offset {:#x})",
-                                    display(type_, true), first),
-                        "keeps the last one");
-        }
-    }
-
     // A rule the current engine enforces and the v1/v2 readers tolerated: an error for v3/v4,
     // a warning naming the consequence for v1/v2.
     void engine_rule(ErrorCode code, std::size_t offset, std::string path, std::string message,
@@ -595,68 +729,16 @@ template <class Sink> class Reader {
         }
     }
 
-    // 1.3/1.4: a Transform parent is an integer >= -1 with nothing after it.
-    void check_parent_text(std::string_view key, std::string_view value, std::size_t offset) {
-        auto index = parse_parent_index(value);
-        if (!index || *index < -1) {
-            engine_rule(ErrorCode::bad_parent, offset, property_path(key),
-                        fmt::format("expected an entity index >= -1 as std::from_chars reads "
-                                    "it (an optional -, decimal digits, nothing before or "
-                                    "after), found {}",
-                                    display(value, true)),
-                        "ignores it");
-            return;
-        }
-        if (*index >= 0)
-            parents_.push_back({entity_, static_cast<std::uint64_t>(*index), offset, type_});
+    // ContentRules' report of a rule broken.
+    auto rule() {
+        return [this](ErrorCode code, std::size_t offset, std::string path, std::string message,
+                      std::string_view legacy_behaviour) {
+            engine_rule(code, offset, std::move(path), std::move(message), legacy_behaviour);
+        };
     }
-
-    // 1.3: a parent names a different entity of this file that has a Transform.
-    void check_parent_targets() {
-        for (const auto& p : parents_) {
-            if (p.parent < entity_count_ && p.parent != p.entity && has_transform_[p.parent])
-                continue;
-            std::string path = entity_path(p.entity);
-            append_path_name(path, p.type);
-            append_path_name(path, k_parent);
-            if (p.parent >= entity_count_) {
-                engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
-                            fmt::format("expected the index of an entity (0..{}), found {}",
-                                        entity_count_ == 0 ? 0 : entity_count_ - 1, p.parent),
-                            "ignores it");
-            } else if (p.parent == p.entity) {
-                engine_rule(ErrorCode::bad_parent, p.offset, std::move(path),
-                            fmt::format("expected another entity, found the entity's own index {}",
-                                        p.parent),
-                            "ignores it");
-            } else if (!has_transform_[p.parent]) {
-                engine_rule(
-                    ErrorCode::bad_parent, p.offset, std::move(path),
-                    fmt::format("expected a parent entity with a Transform, found entity {} "
-                                "without one",
-                                p.parent),
-                    "ignores it");
-            }
-        }
-        parents_.clear();
-    }
-
-    std::string entity_path(std::uint64_t e) const {
-        std::string p(k_entities);
-        append_path_index(p, e);
-        return p;
-    }
-    std::string entity_path() const { return entity_path(entity_); }
-    std::string component_path() const {
-        std::string p = entity_path();
-        append_path_name(p, type_);
-        return p;
-    }
-    std::string property_path(std::string_view key) const {
-        std::string p = component_path();
-        append_path_name(p, key);
-        return p;
-    }
+    std::string entity_path() const { return rules_.entity_path(); }
+    std::string component_path() const { return rules_.component_path(); }
+    std::string property_path(std::string_view key) const { return rules_.property_path(key); }
 
     // Reads `u16 keyLen, key, u16 valueLen, value`; false when the data ends first (`key` is
     // set when the key itself was read).
@@ -704,13 +786,6 @@ template <class Sink> class Reader {
                              std::move(rule), consequence);
     }
 
-    struct PendingParent {
-        std::uint64_t entity;
-        std::uint64_t parent;
-        std::size_t offset;
-        std::string_view type; // a view into the file, alive while it is read
-    };
-
     std::string_view data_;
     Findings& findings_;
     Sink& sink_;
@@ -722,15 +797,9 @@ template <class Sink> class Reader {
     std::size_t misreads_ = 0;
     std::uint32_t version_ = 0;
     std::optional<std::size_t> payload_end_;
-    std::uint64_t entity_ = 0;
-    std::uint64_t entity_count_ = 0;
-    std::string_view type_;
     std::uint64_t total_components_ = 0;
     std::uint64_t total_properties_ = 0;
-    RepeatFinder components_seen_;
-    RepeatFinder keys_seen_;
-    std::vector<std::uint8_t> has_transform_;
-    std::vector<PendingParent> parents_;
+    ContentRules rules_;
 };
 
 // A sink that keeps nothing: used to find where a payload ends.

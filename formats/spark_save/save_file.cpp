@@ -5,6 +5,7 @@
 // §1.2 that the engine's writer (BuildMetadataBlock) applies and no reader can see.
 #include "reader.hpp"
 #include "spec.hpp"
+#include "write.hpp"
 
 #include "api.hpp"
 #include "sparksave/document.hpp"
@@ -25,6 +26,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -450,132 +452,247 @@ Result<std::string> build_block(const Metadata& m) {
 
 } // namespace
 
-SaveWriter::SaveWriter(const Metadata& metadata) : metadata_(metadata) {}
+// What a SaveWriter holds: the file so far, encoded as the calls come (write.hpp, the one
+// encoder), and the state of the reader's content rules (reader.hpp ContentRules) applied to it
+// at the offsets the reader would see. The entity count and each entity's and component's
+// count are patched in when known; custom-state pairs are kept apart and written at the end.
+struct SaveWriter::State {
+    Encoder out{std::size_t{64} << 10};
+    const char* base = nullptr; // where `out` was when the rules were last given views into it
+    ContentRules rules;
+    std::optional<Error> refusal;      // the first, in file order; nothing more is written
+    std::optional<Error> meta_warning; // the reader's warning on the block: refused at the end
+    std::string misuse;                // the first component()/property() with nowhere to go
+    std::size_t entity_count_at = 0;
+    std::uint64_t entities = 0, components = 0, properties = 0;
+    bool in_entity = false, in_component = false, finished = false;
+    std::size_t components_at = 0, properties_at = 0; // the current counts' offsets
+    std::uint64_t entity_components = 0, component_properties = 0;
+    std::string custom_text; // the custom-state pairs: key, value, key, value, ...
+    std::vector<std::pair<std::size_t, std::size_t>> custom; // key and value sizes
 
-SaveWriter::Ref SaveWriter::keep(std::string_view s) {
-    Ref r{text_.size(), s.size()};
-    text_.append(s);
-    return r;
+    bool writing() const noexcept { return !refusal; }
+    void refuse(Error e) {
+        if (!refusal) refusal = std::move(e);
+    }
+    // A broken content rule (v4: an error). The offset is into bytes the caller never sees, so
+    // the node path is what locates it.
+    auto rule() {
+        return [this](ErrorCode code, std::size_t, std::string path, std::string message,
+                      std::string_view) {
+            refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
+        };
+    }
+    // The view of `n` bytes at `at` of the output, after telling the rules if it moved.
+    std::string_view written(std::size_t at, std::size_t n) {
+        const std::string_view all = out.view();
+        if (all.data() != base) {
+            rules.rebase(base, all.data());
+            base = all.data();
+        }
+        return all.substr(at, n);
+    }
+    // 1.4: the reader refuses a file above 512 MiB; nothing beyond it is kept.
+    void check_size() {
+        if (out.size() > k_max_file_size) [[unlikely]]
+            refuse(make_error(
+                ErrorCode::too_large,
+                fmt::format("expected at most {} bytes (512 MiB), found more", k_max_file_size)));
+    }
+    void close_component() {
+        if (!in_component) return;
+        in_component = false;
+        if (!writing()) return;
+        if (component_properties > k_max_u16)
+            return refuse(too_many(rules.component_path(), "properties", component_properties));
+        out.patch_u16(properties_at, static_cast<std::uint16_t>(component_properties));
+        rules.component_end();
+    }
+    void close_entity() {
+        close_component();
+        if (!in_entity) return;
+        in_entity = false;
+        if (!writing()) return;
+        if (entity_components > k_max_u16)
+            return refuse(too_many(rules.entity_path(), "components", entity_components));
+        out.patch_u16(components_at, static_cast<std::uint16_t>(entity_components));
+    }
+};
+
+SaveWriter::SaveWriter(const Metadata& metadata) : s_(std::make_unique<State>()) {
+    State& s = *s_;
+    auto block = build_block(metadata);
+    if (!block) {
+        s.refuse(std::move(block).error());
+        return;
+    }
+    // The block, by the one reader: a file of the header, the block and no entities or custom
+    // state. Its findings are the whole file's findings on the block.
+    Encoder head;
+    head.head(k_current_version, *block);
+    head.u32(0);
+    head.u32(0);
+    head.trailer();
+    const Summary check = summarize(head.view());
+    if (const Error* e = check.findings.first_error()) {
+        Error refused = *e;
+        refused.offset = k_no_offset;
+        s.refuse(std::move(refused));
+        return;
+    }
+    for (const Error& f : check.findings.items())
+        if (f.severity == Severity::warning) {
+            Error refused = f;
+            refused.severity = Severity::error;
+            refused.offset = k_no_offset;
+            s.meta_warning = std::move(refused);
+            break;
+        }
+    s.out.head(k_current_version, *block);
+    s.entity_count_at = s.out.size();
+    s.out.u32(0);
+    s.base = s.out.view().data();
 }
 
+SaveWriter::~SaveWriter() = default;
+SaveWriter::SaveWriter(SaveWriter&&) noexcept = default;
+SaveWriter& SaveWriter::operator=(SaveWriter&&) noexcept = default;
+
 SaveWriter& SaveWriter::entity(std::string_view name) {
-    entities_.push_back({keep(name), components_.size()});
+    State& s = *s_;
+    s.close_entity();
+    s.in_entity = true;
+    ++s.entities;
+    if (!s.writing()) return *this;
+    s.rules.next_entity();
+    if (!s.out.string16(name)) {
+        s.refuse(too_long(s.rules.entity_path(), "entity name", name.size()));
+        return *this;
+    }
+    s.components_at = s.out.size();
+    s.out.u16(0);
+    s.entity_components = 0;
+    s.check_size();
     return *this;
 }
 
 SaveWriter& SaveWriter::component(std::string_view type) {
-    if (entities_.empty()) {
-        if (misuse_.empty())
-            misuse_ = fmt::format("component({}) before any entity()", display(type, true));
+    State& s = *s_;
+    if (!s.in_entity) {
+        if (s.misuse.empty())
+            s.misuse = fmt::format("component({}) before any entity()", display(type, true));
         return *this;
     }
-    components_.push_back({keep(type), properties_.size()});
+    s.close_component();
+    s.in_component = true;
+    ++s.components;
+    if (!s.writing()) return *this;
+    ++s.entity_components;
+    const std::size_t at = s.out.size();
+    if (!s.out.string16(type)) {
+        s.rules.type(type);
+        s.refuse(too_long(s.rules.component_path(), "component type", type.size()));
+        return *this;
+    }
+    s.rules.type(s.written(at + 2, type.size()));
+    s.rules.component(at, s.rule());
+    s.properties_at = s.out.size();
+    s.out.u16(0);
+    s.component_properties = 0;
+    s.check_size();
     return *this;
 }
 
 SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
-    if (components_.empty() || entities_.back().first_component == components_.size()) {
-        if (misuse_.empty())
-            misuse_ = fmt::format("property({}) before any component() of the current entity",
-                                  display(key, true));
+    State& s = *s_;
+    if (!s.in_component) {
+        if (s.misuse.empty())
+            s.misuse = fmt::format("property({}) before any component() of the current entity",
+                                   display(key, true));
         return *this;
     }
-    properties_.push_back({keep(key), keep(value)});
+    ++s.properties;
+    if (!s.writing()) [[unlikely]]
+        return *this;
+    ++s.component_properties;
+    const std::size_t at = s.out.size();
+    if (const int refused = s.out.pair16(key, value); refused != 0) [[unlikely]] {
+        s.refuse(too_long(s.rules.property_path(key), refused == 1 ? "key" : "value",
+                          refused == 1 ? key.size() : value.size()));
+        return *this;
+    }
+    s.rules.property(s.written(at + 2, key.size()), value, at, s.rule());
+    s.check_size();
     return *this;
 }
 
 SaveWriter& SaveWriter::custom(std::string_view key, std::string_view value) {
-    custom_.push_back({keep(key), keep(value)});
+    State& s = *s_;
+    if (s.custom_text.size() > k_max_file_size) [[unlikely]] {
+        s.refuse(make_error(
+            ErrorCode::too_large,
+            fmt::format("expected at most {} bytes (512 MiB), found more", k_max_file_size)));
+        return *this;
+    }
+    s.custom_text.append(key).append(value);
+    s.custom.emplace_back(key.size(), value.size());
     return *this;
 }
 
 Result<std::string> SaveWriter::finish() {
-    if (finished_) return make_error(ErrorCode::bad_usage, "SaveWriter::finish() called twice");
-    finished_ = true;
-    if (!misuse_.empty()) return make_error(ErrorCode::bad_usage, misuse_);
-    auto block = build_block(metadata_);
-    if (!block) return block.error();
-    // The reader's limits (1.4), before a tree that large is built; the read-back below is
-    // what enforces them.
-    if (entities_.size() > k_max_entities)
+    State& s = *s_;
+    if (s.finished) return make_error(ErrorCode::bad_usage, "SaveWriter::finish() called twice");
+    s.finished = true;
+    s.close_entity();
+    if (!s.misuse.empty()) return make_error(ErrorCode::bad_usage, s.misuse);
+    // The reader's limits (1.4).
+    if (s.entities > k_max_entities)
         return make_error(
             ErrorCode::limit_exceeded,
-            fmt::format("expected at most {} entities, found {}", k_max_entities, entities_.size()),
+            fmt::format("expected at most {} entities, found {}", k_max_entities, s.entities),
             k_no_offset, std::string(k_entities));
-    if (components_.size() > k_max_aggregate || properties_.size() > k_max_aggregate)
+    if (s.components > k_max_aggregate || s.properties > k_max_aggregate)
         return make_error(ErrorCode::limit_exceeded,
                           fmt::format("expected at most {} components and properties each in all",
                                       k_max_aggregate),
                           k_no_offset, std::string(k_entities));
-    if (custom_.size() > k_max_custom_state)
+    if (s.custom.size() > k_max_custom_state)
         return make_error(ErrorCode::limit_exceeded,
                           fmt::format("expected at most {} custom-state pairs, found {}",
-                                      k_max_custom_state, custom_.size()),
+                                      k_max_custom_state, s.custom.size()),
                           k_no_offset, std::string(k_custom_state));
-    if (text_.size() > k_max_file_size)
-        return make_error(ErrorCode::too_large,
-                          fmt::format("expected at most {} bytes of names and values (512 MiB), "
-                                      "found {}",
-                                      k_max_file_size, text_.size()));
-
-    auto source = std::make_shared<const Source>(std::move(text_));
-    const std::string_view all = source->view();
-    auto view = [&](Ref r) { return all.substr(r.offset, r.size); };
-    Document doc(FormatId::spark_save, k_current_version, source);
-    doc.reserve(3 + entities_.size() + components_.size() + properties_.size() + custom_.size());
-    TreeBuilder b(doc);
-    try {
-        b.add(NodeKind::object, doc.text(k_metadata), doc.text(*block));
-        b.open(NodeKind::list, doc.text(k_entities));
-        for (std::size_t e = 0; e < entities_.size(); ++e) {
-            b.open(NodeKind::object, doc.ref(view(entities_[e].name)));
-            const std::size_t c_end =
-                e + 1 < entities_.size() ? entities_[e + 1].first_component : components_.size();
-            for (std::size_t c = entities_[e].first_component; c < c_end; ++c) {
-                b.open(NodeKind::object, doc.ref(view(components_[c].type)));
-                const std::size_t p_end = c + 1 < components_.size()
-                                              ? components_[c + 1].first_property
-                                              : properties_.size();
-                for (std::size_t p = components_[c].first_property; p < p_end; ++p)
-                    b.add(NodeKind::scalar, doc.ref(view(properties_[p].key)),
-                          doc.ref(view(properties_[p].value)), {}, ValueType::string);
-                b.close();
-            }
-            b.close();
+    // The parents were noted as the entities came; the reader checks them after the list.
+    if (s.writing()) s.rules.end_entities(s.rule());
+    if (s.refusal) return std::move(*s.refusal);
+    s.out.patch_u32(s.entity_count_at, static_cast<std::uint32_t>(s.entities));
+    s.out.u32(static_cast<std::uint32_t>(s.custom.size()));
+    s.rules.begin_pairs();
+    std::size_t from = 0;
+    for (const auto& [key_size, value_size] : s.custom) {
+        const std::string_view key(s.custom_text.data() + from, key_size);
+        const std::string_view value(s.custom_text.data() + from + key_size, value_size);
+        from += key_size + value_size;
+        const std::size_t at = s.out.size();
+        if (!s.out.string16(key)) {
+            std::string path(k_custom_state);
+            append_path_name(path, key);
+            return too_long(std::move(path), "key", key.size());
         }
-        b.close();
-        b.open(NodeKind::object, doc.text(k_custom_state));
-        for (const PendingPair& p : custom_)
-            b.add(NodeKind::scalar, doc.ref(view(p.key)), doc.ref(view(p.value)), {},
-                  ValueType::string);
-        b.close();
-    } catch (const std::length_error& e) {
-        return make_error(ErrorCode::too_large, e.what());
+        if (!s.out.string16(value)) {
+            std::string path(k_custom_state);
+            append_path_name(path, key);
+            return too_long(std::move(path), "value", value.size());
+        }
+        s.rules.pair(key, at, s.rule()); // views into custom_text, alive to the end
+        if (s.refusal) return std::move(*s.refusal);
     }
-    entities_ = {};
-    components_ = {};
-    properties_ = {};
-    custom_ = {};
-
-    auto bytes = write(doc);
-    if (!bytes) return bytes.error();
-    // Every v4 rule, by the one reader: a refusal names the node path (an offset into bytes
-    // the caller never sees would mislead).
-    const Summary check = summarize(*bytes);
-    const Error* refusal = check.findings.first_error();
-    if (!refusal)
-        for (const Error& f : check.findings.items())
-            if (f.severity == Severity::warning) {
-                refusal = &f;
-                break;
-            }
-    if (refusal) {
-        Error e = *refusal;
-        e.severity = Severity::error;
-        e.offset = k_no_offset;
-        return e;
-    }
-    return std::move(*bytes);
+    if (s.out.size() + 4 > k_max_file_size)
+        return make_error(ErrorCode::too_large,
+                          fmt::format("expected at most {} bytes (512 MiB), found {}",
+                                      k_max_file_size, s.out.size() + 4));
+    if (s.meta_warning) return std::move(*s.meta_warning);
+    s.out.trailer();
+    return std::move(s.out).take();
 }
 
 // --- Slots (formats/README.md §1.7)

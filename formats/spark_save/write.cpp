@@ -1,8 +1,10 @@
-// Writing the tree back to `.spark_save` bytes (layout: spec.hpp, formats/README.md §1.1).
+// Writing the tree back to `.spark_save` bytes (layout: spec.hpp, formats/README.md §1.1), with
+// the one encoder (write.hpp).
+#include "write.hpp"
+
 #include "spec.hpp"
 
 #include "api.hpp"
-#include "sparksave/bytes.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/node_path.hpp"
@@ -43,13 +45,10 @@ class Writer final : public Parts {
         if (metadata == k_no_node) return fail(std::string(k_metadata), "expected a metadata node");
         if (entity_count > 0xFFFF'FFFFu)
             return fail(std::string(k_entities), "too many entities for a 32-bit count");
-        w_.bytes(k_magic);
-        w_.u32(version_);
         const std::string_view raw = doc.value(metadata);
         if (raw.size() > 0xFFFF'FFFFu)
             return fail(std::string(k_metadata), "the block is too large");
-        w_.u32(static_cast<std::uint32_t>(raw.size()));
-        w_.bytes(raw);
+        w_.head(version_, raw);
         w_.u32(static_cast<std::uint32_t>(entity_count));
         return drain(false);
     }
@@ -77,10 +76,10 @@ class Writer final : public Parts {
                 return too_many(path(component, k_no_node), "properties", properties);
             w_.u16(static_cast<std::uint16_t>(properties));
             for (NodeId property : doc.children(component)) {
-                if (!string16(doc.name(property)))
-                    return too_long(path(component, property), "key", doc.name(property).size());
-                if (!string16(doc.value(property)))
-                    return too_long(path(component, property), "value", doc.value(property).size());
+                const std::string_view key = doc.name(property), value = doc.value(property);
+                if (const int refused = w_.pair16(key, value); refused != 0)
+                    return too_long(path(component, property), refused == 1 ? "key" : "value",
+                                    refused == 1 ? key.size() : value.size());
             }
         }
         return drain(false);
@@ -128,41 +127,38 @@ class Writer final : public Parts {
   private:
     // Hands full blocks to emit (keeping the running CRC); at the end, appends the v4 trailer.
     Result<void> drain(bool end) {
-        if (end && version_ == k_current_version) {
-            const std::uint32_t crc = crc32_update(crc_, w_.view());
-            w_.u32(crc);
-        }
+        if (end && version_ == k_current_version) w_.trailer(crc_);
         if (!emit_ || (!end && w_.size() < (1u << 20))) return {};
         crc_ = crc32_update(crc_, w_.view());
         auto r = emit_(w_.view());
         w_.clear();
         return r;
     }
-    bool string16(std::string_view s) {
-        if (s.size() > k_max_u16) return false;
-        w_.u16(static_cast<std::uint16_t>(s.size()));
-        w_.bytes(s);
-        return true;
-    }
-    Error too_long(std::string path, std::string_view what, std::size_t size) {
-        return fail(std::move(path), fmt::format("expected a {} of at most {} bytes, found {}",
-                                                 what, k_max_u16, size));
-    }
-    Error too_many(std::string path, std::string_view what, std::size_t n) {
-        return fail(std::move(path),
-                    fmt::format("expected at most {} {}, found {}", k_max_u16, what, n));
-    }
+    bool string16(std::string_view s) { return w_.string16(s); }
     static Error fail(std::string path, std::string message) {
         return make_error(ErrorCode::bad_value, std::move(message), k_no_offset, std::move(path));
     }
 
-    ByteWriter w_;
+    Encoder w_;
     std::function<Result<void>(std::string_view)> emit_;
     std::uint32_t version_ = 0;
     std::uint32_t crc_ = 0;
 };
 
 } // namespace
+
+Error too_long(std::string path, std::string_view what, std::size_t size) {
+    return make_error(
+        ErrorCode::bad_value,
+        fmt::format("expected a {} of at most {} bytes, found {}", what, k_max_u16, size),
+        k_no_offset, std::move(path));
+}
+
+Error too_many(std::string path, std::string_view what, std::size_t n) {
+    return make_error(ErrorCode::bad_value,
+                      fmt::format("expected at most {} {}, found {}", k_max_u16, what, n),
+                      k_no_offset, std::move(path));
+}
 
 Result<std::string> write(const Document& doc) {
     const NodeId entities = doc.child(doc.root(), k_entities);

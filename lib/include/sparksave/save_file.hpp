@@ -136,6 +136,9 @@ class SaveWriter {
   public:
     // Metadata::version is not used: the writer writes k_current_version.
     explicit SaveWriter(const Metadata& metadata);
+    ~SaveWriter();
+    SaveWriter(SaveWriter&&) noexcept;
+    SaveWriter& operator=(SaveWriter&&) noexcept;
     SaveWriter& entity(std::string_view name);
     SaveWriter& component(std::string_view type);
     SaveWriter& property(std::string_view key, std::string_view value);
@@ -146,38 +149,18 @@ class SaveWriter {
     // four metadata strings, a non-finite float, a name, type, key or value over 65535 bytes,
     // more than 65535 components or properties, a NameComponent, a bad Transform parent
     // (formats/README.md §1.3), a repeated component type or key, and a component() or property()
-    // with no entity or component to go in (bad_usage). The bytes are then read back by the reader
-    // and refused if it finds any error or warning (a float below float's normal range, which
-    // the engine's builds read differently). Floats are written as the engine's writer writes
-    // them: default stream formatting, 6 significant digits (`42.5`, `0.0318721`, `1e-05`).
-    // Call it once: it hands over what was collected (a second call is a bad_usage error).
+    // with no entity or component to go in (bad_usage). The bytes are encoded as each call comes
+    // and checked by the reader's own rules on entities and custom state as they are written;
+    // the metadata block is read by the reader, which refuses any error or warning (a float
+    // below float's normal range, which the engine's builds read differently). Floats are
+    // written as the engine's writer writes them: default stream formatting, 6 significant
+    // digits (`42.5`, `0.0318721`, `1e-05`). Call it once: it hands over the bytes (a second
+    // call is a bad_usage error).
     Result<std::string> finish();
 
   private:
-    struct Ref {
-        std::size_t offset = 0, size = 0; // in text_
-    };
-    struct PendingEntity {
-        Ref name;
-        std::size_t first_component = 0;
-    };
-    struct PendingComponent {
-        Ref type;
-        std::size_t first_property = 0;
-    };
-    struct PendingPair {
-        Ref key, value;
-    };
-    Ref keep(std::string_view s);
-
-    Metadata metadata_;
-    std::string text_; // every string given, one after the other
-    std::vector<PendingEntity> entities_;
-    std::vector<PendingComponent> components_;
-    std::vector<PendingPair> properties_;
-    std::vector<PendingPair> custom_;
-    std::string misuse_; // the first component()/property() with nowhere to go
-    bool finished_ = false;
+    struct State; // the bytes so far and the rules' state (internal)
+    std::unique_ptr<State> s_;
 };
 
 // Slots on disk (formats/README.md §1.7), with the engine's conventions: `<dir>/<slot>.spark_save`,
