@@ -148,6 +148,10 @@ int main(int argc, char** argv) {
     CLI::App app{"sparksave: read, check, dump, migrate and diff game save files", "sparksave"};
     app.set_version_flag("--version", "sparksave " SPARKSAVE_VERSION);
     app.require_subcommand(1);
+    // Options are `-x` and `--name` everywhere (sparksave(1)): CLI11 would take `/name` as an
+    // option on Windows, and so an absolute path such as `/saves/a.spark_save` (the subcommands
+    // inherit this setting).
+    app.allow_windows_style_options(false);
     app.fallthrough();
     app.footer("Run `sparksave COMMAND -h` for a command's options, `man sparksave` for more.\n"
                "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble.");
