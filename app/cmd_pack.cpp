@@ -14,7 +14,11 @@
 
 #include <cstdio>
 #include <optional>
+#ifdef _WIN32
+#include <io.h>
+#else
 #include <unistd.h>
+#endif
 
 namespace sparksave::inline SPARKSAVE_ABI::app {
 
@@ -52,7 +56,12 @@ constexpr std::uint64_t k_max_json = 8ull << 30;
 int run_pack(const PackOptions& o) {
     const bool to_stdout =
         o.output.empty() || o.output == "-"; // sparksave-pack(1): `-o -` is stdout
-    if (to_stdout && ::isatty(STDOUT_FILENO) == 1) {
+#ifdef _WIN32
+    const bool terminal = _isatty(1) != 0;
+#else
+    const bool terminal = ::isatty(STDOUT_FILENO) == 1;
+#endif
+    if (to_stdout && terminal) {
         message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the "
                 "output");
         return k_exit_trouble;

@@ -16,9 +16,21 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
-#include <sys/ioctl.h>
 #include <thread>
+
+#ifdef _WIN32
+#include <io.h>
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <sys/ioctl.h>
 #include <unistd.h>
+#endif
 
 namespace fs = std::filesystem;
 
@@ -58,27 +70,73 @@ constexpr std::size_t k_out_block = 1 << 20;
 
 std::atomic<int> g_status{k_exit_ok};
 
+// Standard output cannot take the rest: nobody can read it. sparksave(1) EXIT STATUS: a closed
+// pipe ends the program quietly, with no temporary file left and no new work, and with the
+// status the work so far earned (141, as SIGPIPE, when it earned 0); any other failure (a full
+// disk) is said and is trouble.
+[[noreturn]] void stdout_failed(bool closed_pipe, const std::string& reason) {
+    if (!closed_pipe)
+        std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n", reason.c_str());
+    abandon_writes();
+    const int status = g_status.load();
+    std::_Exit(!closed_pipe          ? std::max(status, k_exit_trouble)
+               : status != k_exit_ok ? status
+                                     : k_exit_closed_output);
+}
+
+#ifdef _WIN32
+// WriteFile on the handle itself: the bytes as they are (no CRT text mode), and a closed pipe
+// known by its error (ERROR_NO_DATA, ERROR_BROKEN_PIPE), Windows' EPIPE.
+void write_stdout(std::string_view text) {
+    HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
+    while (!text.empty()) {
+        DWORD wrote = 0;
+        const DWORD chunk = static_cast<DWORD>(std::min<std::size_t>(text.size(), 1u << 30));
+        if (!::WriteFile(out, text.data(), chunk, &wrote, nullptr)) {
+            const DWORD err = ::GetLastError();
+            stdout_failed(err == ERROR_NO_DATA || err == ERROR_BROKEN_PIPE,
+                          fmt::format("Windows error {}", err));
+        }
+        text.remove_prefix(wrote);
+    }
+}
+
+bool is_terminal(int fd) {
+    return _isatty(fd) != 0;
+}
+#else
 void write_stdout(std::string_view text) {
     while (!text.empty()) {
         ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
         if (n < 0) {
             if (errno == EINTR) continue;
-            // EPIPE (SIGPIPE ignored) or a full disk: nobody can read the rest. sparksave(1) EXIT
-            // STATUS: a closed pipe ends the program quietly, with no temporary file left and no
-            // new work, and with the status the work so far earned (141, as SIGPIPE, when it earned
-            // 0).
+            // EPIPE (SIGPIPE ignored) or a full disk.
             const int err = errno;
-            if (err != EPIPE)
-                std::fprintf(stderr, "sparksave: cannot write to standard output: %s\n",
-                             std::strerror(err));
-            abandon_writes();
-            const int status = g_status.load();
-            std::_Exit(err != EPIPE          ? std::max(status, k_exit_trouble)
-                       : status != k_exit_ok ? status
-                                             : k_exit_closed_output);
+            stdout_failed(err == EPIPE, std::strerror(err));
         }
         text.remove_prefix(static_cast<std::size_t>(n));
     }
+}
+
+bool is_terminal(int fd) {
+    return ::isatty(fd) == 1;
+}
+#endif
+
+constexpr int k_stdout_fd = 1, k_stderr_fd = 2;
+
+// The terminal's width in columns, 80 when unknown.
+std::size_t terminal_width() {
+#ifdef _WIN32
+    CONSOLE_SCREEN_BUFFER_INFO info{};
+    if (::GetConsoleScreenBufferInfo(::GetStdHandle(STD_ERROR_HANDLE), &info) &&
+        info.srWindow.Right >= info.srWindow.Left)
+        return static_cast<std::size_t>(info.srWindow.Right - info.srWindow.Left + 1);
+#else
+    struct winsize ws {};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+#endif
+    return 80;
 }
 
 bool want_color(int fd) {
@@ -87,7 +145,18 @@ bool want_color(int fd) {
     if (mode == "never") return false;
     const char* no_color = std::getenv("NO_COLOR");
     if (no_color && *no_color) return false;
-    return ::isatty(fd) == 1;
+    if (!is_terminal(fd)) return false;
+#ifdef _WIN32
+    // A Windows console shows colours only with virtual terminal processing on (Windows 10 and
+    // later): without it the escape sequences would be printed, so no colour.
+    HANDLE h = ::GetStdHandle(fd == k_stderr_fd ? STD_ERROR_HANDLE : STD_OUTPUT_HANDLE);
+    DWORD console_mode = 0;
+    if (!::GetConsoleMode(h, &console_mode)) return false;
+    return (console_mode & ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0 ||
+           ::SetConsoleMode(h, console_mode | ENABLE_VIRTUAL_TERMINAL_PROCESSING) != 0;
+#else
+    return true;
+#endif
 }
 
 } // namespace
@@ -110,10 +179,10 @@ void out_flush() {
 }
 
 bool color_stdout() {
-    return want_color(STDOUT_FILENO);
+    return want_color(k_stdout_fd);
 }
 bool color_stderr() {
-    return want_color(STDERR_FILENO);
+    return want_color(k_stderr_fd);
 }
 
 std::unique_ptr<Printer> stdout_printer(bool json, Printer::JsonLayout layout) {
@@ -169,7 +238,7 @@ FileList collect_files(const std::vector<std::string>& paths) {
 }
 
 Progress::Progress(std::string_view verb, std::size_t total)
-    : verb_(verb), total_(total), enabled_(total >= 20 && ::isatty(STDERR_FILENO) == 1) {}
+    : verb_(verb), total_(total), enabled_(total >= 20 && is_terminal(k_stderr_fd)) {}
 
 Progress::~Progress() {
     clear();
@@ -183,9 +252,7 @@ void Progress::step(std::string_view path) {
     // at most its width less one column (some terminals wrap on the last), 80 when unknown; the
     // path keeps its end (the file name). Columns are counted as code points (display() escapes
     // every control character).
-    std::size_t width = 80;
-    struct winsize ws {};
-    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) width = ws.ws_col;
+    const std::size_t width = terminal_width();
     const std::size_t room = std::max<std::size_t>(width, 2) - 1;
     auto columns = [](std::string_view s) {
         return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) {

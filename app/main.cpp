@@ -12,15 +12,59 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
-#include <pthread.h>
-#include <signal.h>
 #include <string>
 #include <string_view>
 #include <thread>
 
+#ifdef _WIN32
+#include <fcntl.h>
+#include <io.h>
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <signal.h>
+#endif
+
 using namespace sparksave::app;
 
 namespace {
+
+#ifdef _WIN32
+
+// Ctrl+C or Ctrl+Break, the console closed, the user logging off, the system shutting down:
+// Windows runs this handler on a new thread of its own, as the POSIX build's signal thread, so
+// it may take the lock: every write in progress is abandoned (its temporary file, and a backup
+// made for it, removed; no rename after this), then the program exits with the status the POSIX
+// build gives for the matching signal: 130 (SIGINT) for Ctrl+C and Ctrl+Break, 129 (SIGHUP) for
+// a closed console, 143 (SIGTERM) for logoff and shutdown. Windows has no SIGBUS to handle
+// (file_io.hpp handle_mapping_fault) and no SIGPIPE: a closed pipe is an error of the write,
+// handled as EPIPE is (common.cpp).
+BOOL WINAPI on_console_event(DWORD event) {
+    int status = 143;
+    if (event == CTRL_C_EVENT || event == CTRL_BREAK_EVENT)
+        status = 130;
+    else if (event == CTRL_CLOSE_EVENT)
+        status = 129;
+    sparksave::abandon_writes();
+    std::_Exit(status);
+}
+
+void install_signal_handlers() {
+    ::SetConsoleCtrlHandler(on_console_event, TRUE);
+    // Bytes in, bytes out, as on POSIX: no CRLF translation of standard output (dumps, JSON,
+    // `pack` to stdout), standard error or standard input (`-`).
+    _setmode(_fileno(stdin), _O_BINARY);
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
+}
+
+#else
 
 constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
@@ -75,6 +119,8 @@ void install_signal_handlers() {
     }
 }
 
+#endif // _WIN32
+
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
 std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
@@ -102,6 +148,10 @@ int main(int argc, char** argv) {
     CLI::App app{"sparksave: read, check, dump, migrate and diff game save files", "sparksave"};
     app.set_version_flag("--version", "sparksave " SPARKSAVE_VERSION);
     app.require_subcommand(1);
+    // Options are `-x` and `--name` everywhere (sparksave(1)): CLI11 would take `/name` as an
+    // option on Windows, and so an absolute path such as `/saves/a.spark_save` (the subcommands
+    // inherit this setting).
+    app.allow_windows_style_options(false);
     app.fallthrough();
     app.footer("Run `sparksave COMMAND -h` for a command's options, `man sparksave` for more.\n"
                "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble.");

@@ -1,12 +1,24 @@
 // CRC-32: carry-less multiplication folding (PCLMULQDQ) where the CPU has it, slicing-by-8
 // (eight table lookups per eight bytes) elsewhere and for the tails. Both are checked against
 // a bitwise reference in tests/unit/test_core.cpp.
+//
+// The folding is built by GCC and Clang (Linux, and MinGW-w64 for Windows: GCC there too), which
+// need a target attribute to use the instructions in one function, and by MSVC (intrinsics
+// need no attribute there; the CPU is asked with __cpuid). Any other compiler or CPU, or
+// SPARKSAVE_CRC_PORTABLE defined, builds the portable table code alone.
 #include "sparksave/crc32.hpp"
 #include "sparksave/version.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(SPARKSAVE_CRC_PORTABLE)
+#elif defined(_MSC_VER) && !defined(__clang__) && (defined(_M_X64) || defined(_M_IX86))
+#include <immintrin.h>
+#include <intrin.h>
+#define SPARKSAVE_CRC_PCLMUL 1
+#define SPARKSAVE_CRC_TARGET
+#elif defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
 #define SPARKSAVE_CRC_PCLMUL 1
+#define SPARKSAVE_CRC_TARGET __attribute__((target("pclmul,sse4.1")))
 #endif
 
 #include <array>
@@ -33,6 +45,10 @@ constexpr Tables make_tables() {
 
 constexpr Tables k_tables = make_tables();
 
+constexpr std::uint32_t byte_swap(std::uint32_t v) noexcept {
+    return (v >> 24) | ((v >> 8) & 0xFF00u) | ((v << 8) & 0xFF0000u) | (v << 24);
+}
+
 // Slicing-by-8 over the inverted state.
 std::uint32_t crc_tables(std::uint32_t crc, const unsigned char* p, std::size_t n) noexcept {
     while (n >= 8) {
@@ -40,8 +56,8 @@ std::uint32_t crc_tables(std::uint32_t crc, const unsigned char* p, std::size_t 
         std::memcpy(&lo, p, 4);
         std::memcpy(&hi, p + 4, 4);
         if constexpr (std::endian::native == std::endian::big) {
-            lo = __builtin_bswap32(lo);
-            hi = __builtin_bswap32(hi);
+            lo = byte_swap(lo);
+            hi = byte_swap(hi);
         }
         lo ^= crc;
         crc = k_tables[7][lo & 0xFF] ^ k_tables[6][(lo >> 8) & 0xFF] ^
@@ -60,8 +76,8 @@ std::uint32_t crc_tables(std::uint32_t crc, const unsigned char* p, std::size_t 
 // reduction (Gopal et al., "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ",
 // Intel 2009; the bit-reflected constants of its appendix, as in zlib/Chromium and Linux).
 // `n` is at least 64 and a multiple of 16; `crc` is the inverted state.
-__attribute__((target("pclmul,sse4.1"))) std::uint32_t
-crc_pclmul(std::uint32_t crc, const unsigned char* buf, std::size_t n) noexcept {
+SPARKSAVE_CRC_TARGET std::uint32_t crc_pclmul(std::uint32_t crc, const unsigned char* buf,
+                                              std::size_t n) noexcept {
     alignas(16) static const std::uint64_t k1k2[] = {0x0154442bd4, 0x01c6e41596};
     alignas(16) static const std::uint64_t k3k4[] = {0x01751997d0, 0x00ccaa009e};
     alignas(16) static const std::uint64_t k5k0[] = {0x0163cd6124, 0x0000000000};
@@ -121,7 +137,15 @@ crc_pclmul(std::uint32_t crc, const unsigned char* buf, std::size_t n) noexcept 
 }
 
 bool have_pclmul() noexcept {
+#ifdef _MSC_VER
+    static const bool yes = [] {
+        int info[4] = {};
+        __cpuid(info, 1);
+        return (info[2] & (1 << 1)) != 0 && (info[2] & (1 << 19)) != 0; // PCLMULQDQ, SSE4.1
+    }();
+#else
     static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#endif
     return yes;
 }
 #endif

@@ -2,6 +2,7 @@
 // `sparksave migrate`. Every output is written to a temporary file beside its destination,
 // flushed, read back and checked, and only then renamed into place; a file that fails leaves the
 // input and any existing output exactly as they were.
+#include "file_io_os.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/format.hpp"
@@ -14,7 +15,6 @@
 #include <filesystem>
 #include <map>
 #include <optional>
-#include <sys/stat.h>
 
 namespace fs = std::filesystem;
 
@@ -37,11 +37,12 @@ FileOutcome fail(bool trouble, std::string reason) {
 
 } // namespace
 
+// The device and inode (Windows: the volume serial number and file index).
 bool same_file(const fs::path& a, const fs::path& b) {
-    struct stat sa {
-    }, sb{};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
+    const os::Status sa = os::status_of(a), sb = os::status_of(b);
+    return sa.kind != os::Kind::missing && sb.kind != os::Kind::missing &&
+           (sa.identity.device != 0 || sa.identity.inode != 0) &&
+           sa.identity.device == sb.identity.device && sa.identity.inode == sb.identity.inode;
 }
 
 // Writes `bytes` to `dest` unless it already holds exactly them (then it is left alone, mtime
@@ -51,14 +52,14 @@ bool same_file(const fs::path& a, const fs::path& b) {
 // that was read): the write only makes sure the disk holds them.
 Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool replace,
                           DirectorySyncs& syncs, const std::string& like) {
-    struct stat st {};
-    if (::stat(dest.c_str(), &st) == 0) {
+    const os::Status st = os::status_of(dest);
+    if (st.kind != os::Kind::missing) {
         // Never opened when it is not a regular file: a FIFO would block, a device would take it.
-        if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) == bytes.size()) {
+        if (st.kind == os::Kind::regular && st.identity.size == bytes.size()) {
             auto existing = read_file(dest, bytes.size());
             if (existing && (*existing)->view() == bytes) return false;
         }
-        if (S_ISREG(st.st_mode) && !replace)
+        if (st.kind == os::Kind::regular && !replace)
             return make_error(ErrorCode::bad_usage,
                               "the destination exists and differs; it is never overwritten");
     }
@@ -333,9 +334,8 @@ class BatchMigrator::Impl {
         fs::path backup = backup_name(target.string(), old_version);
         std::error_code ec;
         if (fs::exists(fs::symlink_status(backup, ec))) {
-            struct stat st {};
-            if (::lstat(backup.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-                static_cast<std::uint64_t>(st.st_size) == in.source->view().size()) {
+            const os::Status st = os::status_of(backup, /*follow=*/false);
+            if (st.kind == os::Kind::regular && st.identity.size == in.source->view().size()) {
                 auto existing = read_file(backup, in.source->view().size());
                 if (existing && (*existing)->view() == in.source->view()) return {};
             }

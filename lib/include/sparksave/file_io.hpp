@@ -1,6 +1,8 @@
 // Reading files with a size limit, and the atomic write every writer shares: a temporary file
 // beside the target, written, flushed, fsync'd, optionally re-read and verified, then renamed
 // into place. On any failure the target is untouched and no temporary file is left behind.
+// POSIX and Windows alike (lib/src/file_io_posix.cpp, file_io_win32.cpp); where Windows differs,
+// the comment below says how.
 #pragma once
 
 #include "sparksave/version.hpp"
@@ -57,6 +59,7 @@ Result<std::shared_ptr<const Source>> read_file(const std::filesystem::path& pat
 // read_input, the rest of that mapping is replaced by zero pages, its Source reports
 // changed(), and true is returned (the faulting read can go on); false for any other address.
 // Call Source::changed() after reading a file to learn that what was read is not the file.
+// Windows has no SIGBUS (inputs are read, not mapped, there): always false.
 bool handle_mapping_fault(const void* address) noexcept;
 // How many mapped files handle_mapping_fault() found cut short so far.
 std::size_t mapping_faults() noexcept;
@@ -68,7 +71,8 @@ bool is_temporary_name(std::string_view filename) noexcept;
 
 // The directories of a batch of atomic writes, each made durable once (fsync of the directory)
 // when the batch ends rather than after every rename: a folder of 10,000 migrated files costs
-// one directory sync, not 10,000. Thread-safe.
+// one directory sync, not 10,000. Thread-safe. Windows syncs no directory: each rename was
+// made durable by MOVEFILE_WRITE_THROUGH.
 class DirectorySyncs {
   public:
     void add(const std::filesystem::path& dir);
@@ -88,7 +92,8 @@ struct AtomicWriteOptions {
     bool replace_existing = true;
     // Give the new file the permission bits, the owner (when allowed) and the extended
     // attributes (ACLs included) of `metadata_from`, or else of the file it replaces; else
-    // `mode` when set, else 0666 & ~umask.
+    // `mode` when set, else 0666 & ~umask. Windows: none of these (the new file gets the ACL
+    // its directory gives it, as any file saved there).
     bool keep_mode = true;
     std::filesystem::path metadata_from;
     int mode = -1;
@@ -155,7 +160,8 @@ Result<void> write_file_atomic(const std::filesystem::path& target, std::string_
 // Ends every write in progress for good: no temporary file is created or renamed into place
 // after it returns, and the temporary files (and companions) of writes in progress are
 // removed. For a program about to exit on a signal or a closed output; call it from an
-// ordinary thread (it takes a lock), e.g. one that waits for signals with sigwait().
+// ordinary thread (it takes a lock), e.g. one that waits for signals with sigwait(), or a
+// Windows console control handler (SetConsoleCtrlHandler: it runs on a thread of its own).
 void abandon_writes() noexcept;
 
 // The same without the lock, async-signal-safe, for a signal handler when no such thread could

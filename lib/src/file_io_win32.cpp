@@ -1,0 +1,342 @@
+// file_io_os.hpp for Windows (Win32, wide paths: std::filesystem::path::native() is UTF-16
+// there): CreateFileW, ReadFile/WriteFile, FlushFileBuffers, MapViewOfFile for reading a
+// written file back, MoveFileExW with MOVEFILE_WRITE_THROUGH for the rename. Where Windows
+// cannot do what POSIX does, the function says so and what is done instead.
+#ifdef _WIN32
+
+#include "file_io_os.hpp"
+#include "sparksave/version.hpp"
+
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
+namespace fs = std::filesystem;
+
+namespace sparksave::inline SPARKSAVE_ABI {
+
+namespace {
+
+// The system's text for an error code, without its trailing line break.
+std::string system_message(DWORD code) {
+    char* text = nullptr;
+    const DWORD n = ::FormatMessageA(FORMAT_MESSAGE_ALLOCATE_BUFFER | FORMAT_MESSAGE_FROM_SYSTEM |
+                                         FORMAT_MESSAGE_IGNORE_INSERTS,
+                                     nullptr, code, 0, reinterpret_cast<char*>(&text), 0, nullptr);
+    std::string message = n && text ? std::string(text, n) : fmt::format("error {}", code);
+    if (text) ::LocalFree(text);
+    while (!message.empty() && (message.back() == '\n' || message.back() == '\r' ||
+                                message.back() == ' ' || message.back() == '.'))
+        message.pop_back();
+    return message;
+}
+
+Error win_error(std::string_view what, DWORD code) {
+    return make_error(ErrorCode::io_error, fmt::format("{}: {}", what, system_message(code)),
+                      k_no_offset);
+}
+
+// FILETIME counts 100 ns ticks since 1601-01-01; FileIdentity::mtime_ns, ns since 1970 (only
+// compared with itself, but kept in the POSIX unit).
+std::int64_t ticks(const FILETIME& t) {
+    return static_cast<std::int64_t>((static_cast<std::uint64_t>(t.dwHighDateTime) << 32) |
+                                     t.dwLowDateTime);
+}
+constexpr std::int64_t k_ticks_1601_to_1970 = 116444736000000000;
+
+FILETIME filetime(std::int64_t t) {
+    FILETIME f{};
+    f.dwLowDateTime = static_cast<DWORD>(static_cast<std::uint64_t>(t) & 0xFFFFFFFFu);
+    f.dwHighDateTime = static_cast<DWORD>(static_cast<std::uint64_t>(t) >> 32);
+    return f;
+}
+
+// A file's identity is its volume's serial number and its file index (GetFileInformationByHandle),
+// the counterpart of st_dev and st_ino.
+os::Status status_from(const BY_HANDLE_FILE_INFORMATION& info) {
+    os::Status s;
+    s.kind = (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? os::Kind::directory
+                                                                : os::Kind::regular;
+    s.identity.device = info.dwVolumeSerialNumber;
+    s.identity.inode = (static_cast<std::uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
+    s.identity.size = (static_cast<std::uint64_t>(info.nFileSizeHigh) << 32) | info.nFileSizeLow;
+    s.identity.mtime_ns = (ticks(info.ftLastWriteTime) - k_ticks_1601_to_1970) * 100;
+    s.identity.regular = s.kind == os::Kind::regular;
+    return s;
+}
+
+constexpr DWORD k_share_all = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
+constexpr DWORD k_max_io = 1u << 30; // one ReadFile/WriteFile call moves at most this
+
+void unmap_view(const char* data, std::size_t) {
+    ::UnmapViewOfFile(data);
+}
+
+} // namespace
+
+// Windows has no SIGBUS: a file with a mapped view cannot be truncated at all (SetEndOfFile
+// fails with ERROR_USER_MAPPED_FILE), and inputs are not mapped here (os::map_input), so no
+// read can lose its pages.
+bool handle_mapping_fault(const void*) noexcept {
+    return false;
+}
+
+std::size_t mapping_faults() noexcept {
+    return 0;
+}
+
+namespace os {
+
+Native no_file() noexcept {
+    return INVALID_HANDLE_VALUE;
+}
+
+Result<void> File::close() noexcept {
+    if (h_ == INVALID_HANDLE_VALUE) return {};
+    HANDLE h = h_;
+    h_ = INVALID_HANDLE_VALUE;
+    if (!::CloseHandle(h)) return win_error("cannot close", ::GetLastError());
+    return {};
+}
+
+Error last_error(std::string_view what) {
+    return win_error(what, ::GetLastError());
+}
+
+Result<File> open_for_reading(const fs::path& path) {
+    // Shared for reading, writing and deletion, as a POSIX open() is: another program may still
+    // write, rename or delete the file meanwhile (read_input notices a change). Backup semantics
+    // let a directory be opened, to be reported as one.
+    HANDLE h = ::CreateFileW(path.c_str(), GENERIC_READ, k_share_all, nullptr, OPEN_EXISTING,
+                             FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return last_error("cannot open");
+    return File(h);
+}
+
+Native standard_input() noexcept {
+    return ::GetStdHandle(STD_INPUT_HANDLE);
+}
+
+Result<Status> status_of(Native file) {
+    const DWORD type = ::GetFileType(file);
+    if (type == FILE_TYPE_UNKNOWN && ::GetLastError() != NO_ERROR) return last_error("cannot stat");
+    if (type != FILE_TYPE_DISK) { // a pipe or a console: a stream
+        Status s;
+        s.kind = Kind::other;
+        return s;
+    }
+    BY_HANDLE_FILE_INFORMATION info{};
+    if (!::GetFileInformationByHandle(file, &info)) return last_error("cannot stat");
+    return status_from(info);
+}
+
+Status status_of(const fs::path& path, bool follow) noexcept {
+    HANDLE h = ::CreateFileW(
+        path.c_str(), FILE_READ_ATTRIBUTES, k_share_all, nullptr, OPEN_EXISTING,
+        FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT), nullptr);
+    if (h == INVALID_HANDLE_VALUE) {
+        // Opened by another program that shares nothing: its kind and size are still known,
+        // its identity is not (zero, which never equals another file's).
+        WIN32_FILE_ATTRIBUTE_DATA data{};
+        if (!::GetFileAttributesExW(path.c_str(), GetFileExInfoStandard, &data)) return {};
+        Status s;
+        s.kind =
+            (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? Kind::directory : Kind::regular;
+        s.identity.size =
+            (static_cast<std::uint64_t>(data.nFileSizeHigh) << 32) | data.nFileSizeLow;
+        s.identity.regular = s.kind == Kind::regular;
+        return s;
+    }
+    File owned(h);
+    Status s;
+    if (::GetFileType(h) != FILE_TYPE_DISK) { // NUL, CON, a named pipe
+        s.kind = Kind::other;
+        return s;
+    }
+    BY_HANDLE_FILE_INFORMATION info{};
+    if (!::GetFileInformationByHandle(h, &info)) return {};
+    s = status_from(info);
+    if (!follow && (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) s.kind = Kind::other;
+    return s;
+}
+
+Result<std::size_t> read_some(Native file, char* into, std::size_t size) {
+    DWORD got = 0;
+    if (!::ReadFile(file, into, static_cast<DWORD>(std::min<std::size_t>(size, k_max_io)), &got,
+                    nullptr)) {
+        const DWORD err = ::GetLastError();
+        // The writing end of a pipe closed: its end, as read() returning 0.
+        if (err == ERROR_BROKEN_PIPE || err == ERROR_HANDLE_EOF) return std::size_t{0};
+        return win_error("cannot read", err);
+    }
+    return static_cast<std::size_t>(got);
+}
+
+Result<std::size_t> read_at(Native file, char* into, std::size_t size, std::uint64_t offset,
+                            std::string_view what) {
+    OVERLAPPED at{};
+    at.Offset = static_cast<DWORD>(offset & 0xFFFFFFFFu);
+    at.OffsetHigh = static_cast<DWORD>(offset >> 32);
+    DWORD got = 0;
+    if (!::ReadFile(file, into, static_cast<DWORD>(std::min<std::size_t>(size, k_max_io)), &got,
+                    &at)) {
+        const DWORD err = ::GetLastError();
+        if (err == ERROR_HANDLE_EOF) return std::size_t{0};
+        return win_error(what, err);
+    }
+    return static_cast<std::size_t>(got);
+}
+
+// Inputs are read, not mapped, on Windows: a file with a mapped view cannot be replaced
+// (MoveFileExW fails with ERROR_USER_MAPPED_FILE), and `migrate --in-place` renames the new
+// file over the input while the input's bytes are still in use.
+std::shared_ptr<const Source> map_input(Native, std::size_t) {
+    return nullptr;
+}
+
+View::~View() {
+    if (data_) unmap_view(data_, size_);
+}
+
+Result<View> map_written(Native file, std::size_t size) {
+    HANDLE mapping = ::CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
+    if (!mapping) return last_error("cannot read back");
+    void* p = ::MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, size);
+    const DWORD err = ::GetLastError();
+    ::CloseHandle(mapping); // the view keeps the mapping alive
+    if (!p) return win_error("cannot read back", err);
+    return View(static_cast<const char*>(p), size);
+}
+
+bool read_kept(const fs::path& path, Kept& kept) {
+    WIN32_FILE_ATTRIBUTE_DATA data{};
+    if (!::GetFileAttributesExW(path.c_str(), GetFileExInfoStandard, &data)) return false;
+    kept.mode = data.dwFileAttributes;
+    kept.atime = ticks(data.ftLastAccessTime);
+    kept.mtime = ticks(data.ftLastWriteTime);
+    return true;
+}
+
+// POSIX permission bits, owner and extended attributes have no counterpart copied here: the new
+// file gets the access control list its directory gives it (inherited), as a file any Windows
+// program saves there. FILE_ATTRIBUTE_READONLY is not copied either (the next replace of a
+// read-only file is refused by MoveFileExW).
+Result<void> apply_kept(Native, const Kept*, int, const fs::path&) {
+    return {};
+}
+
+Result<void> apply_times(Native file, const Kept& kept) {
+    const FILETIME atime = filetime(kept.atime), mtime = filetime(kept.mtime);
+    if (!::SetFileTime(file, nullptr, &atime, &mtime)) return last_error("cannot set times");
+    return {};
+}
+
+// NTFS, FAT and ReFS allow 255 UTF-16 units in a name (native() counts in those units).
+std::size_t max_name_length(const fs::path&) {
+    return 255;
+}
+
+Result<File> create_temporary(fs::path& pattern, bool exact) {
+    const fs::path dir = pattern.parent_path();
+    const std::string in_dir =
+        "cannot create a temporary file in " + (dir.empty() ? std::string(".") : dir.string());
+    // Shared for reading (read back) and deletion (remove_temporary_files from the console
+    // control handler's thread while a worker still holds it open: removed once closed).
+    constexpr DWORD access = GENERIC_READ | GENERIC_WRITE;
+    constexpr DWORD share = FILE_SHARE_READ | FILE_SHARE_DELETE;
+    if (exact) {
+        // O_NOFOLLOW: a symbolic link (or junction) there is refused, never written through.
+        const DWORD attributes = ::GetFileAttributesW(pattern.c_str());
+        if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT))
+            return make_error(ErrorCode::io_error, in_dir + ": a symbolic link is in its place");
+        HANDLE h = ::CreateFileW(pattern.c_str(), access, share, nullptr, CREATE_ALWAYS,
+                                 FILE_ATTRIBUTE_NORMAL, nullptr);
+        if (h == INVALID_HANDLE_VALUE) return last_error(in_dir);
+        return File(h);
+    }
+    // mkstemp: six random letters and digits, a new file (CREATE_NEW fails if it exists).
+    static std::atomic<std::uint64_t> counter{0};
+    std::mt19937_64 rng(std::random_device{}() ^ ::GetTickCount64() ^
+                        (static_cast<std::uint64_t>(::GetCurrentProcessId()) << 32) ^
+                        counter.fetch_add(1));
+    constexpr std::wstring_view k_chars =
+        L"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    std::wstring name = pattern.native();
+    if (name.size() < 6) return make_error(ErrorCode::internal, "bad temporary name pattern");
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        for (std::size_t i = name.size() - 6; i < name.size(); ++i)
+            name[i] = k_chars[static_cast<std::size_t>(rng() % k_chars.size())];
+        HANDLE h = ::CreateFileW(name.c_str(), access, share, nullptr, CREATE_NEW,
+                                 FILE_ATTRIBUTE_NORMAL, nullptr);
+        if (h != INVALID_HANDLE_VALUE) {
+            pattern = name;
+            return File(h);
+        }
+        const DWORD err = ::GetLastError();
+        if (err != ERROR_FILE_EXISTS && err != ERROR_ALREADY_EXISTS) return win_error(in_dir, err);
+    }
+    return win_error(in_dir, ERROR_FILE_EXISTS);
+}
+
+Result<void> write_all(Native file, std::string_view bytes) {
+    while (!bytes.empty()) {
+        DWORD wrote = 0;
+        if (!::WriteFile(file, bytes.data(),
+                         static_cast<DWORD>(std::min<std::size_t>(bytes.size(), k_max_io)), &wrote,
+                         nullptr))
+            return last_error("cannot write");
+        bytes.remove_prefix(wrote);
+    }
+    return {};
+}
+
+Result<void> sync_file(Native file, const fs::path&) {
+    if (!::FlushFileBuffers(file)) return last_error("cannot flush to disk");
+    return {};
+}
+
+// MOVEFILE_WRITE_THROUGH: MoveFileExW returns once the rename is on the disk.
+Result<void> rename_replace(const fs::path& from, const fs::path& to) {
+    if (!::MoveFileExW(from.c_str(), to.c_str(),
+                       MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
+        return last_error("cannot rename into place");
+    return {};
+}
+
+// Without MOVEFILE_REPLACE_EXISTING the rename itself fails if `to` exists, atomically (POSIX
+// needs link() and unlink() for that).
+Result<void> rename_new(const fs::path& from, const fs::path& to, bool& existed) {
+    if (!::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_WRITE_THROUGH)) {
+        const DWORD err = ::GetLastError();
+        existed = err == ERROR_ALREADY_EXISTS || err == ERROR_FILE_EXISTS;
+        return win_error("cannot create", err);
+    }
+    return {};
+}
+
+// Windows has no fsync of a directory (FlushFileBuffers needs a file or volume handle): the
+// renames were made durable by MOVEFILE_WRITE_THROUGH as they were made.
+Result<void> sync_directory(const fs::path&) {
+    return {};
+}
+
+void remove_file(const PathChar* path) noexcept {
+    ::DeleteFileW(path);
+}
+
+} // namespace os
+
+} // namespace sparksave
+
+#endif // _WIN32
