@@ -40,9 +40,8 @@ int main(int argc, char** argv) {
     if (!slots) return fail("no slots", slots.error());
     for (const ss::SlotInfo& slot : *slots)
         if (slot.metadata)
-            std::printf("%s: %s, %s, %.1f s\n", slot.slot.c_str(),
-                        slot.metadata->save_name.c_str(), slot.metadata->scene_name.c_str(),
-                        slot.metadata->play_time);
+            std::printf("%s: %s, %s, %.1f s\n", slot.slot.c_str(), slot.metadata->save_name.c_str(),
+                        slot.metadata->scene_name.c_str(), slot.metadata->play_time);
 
     // The primary, or its backup when the primary is damaged.
     bool used_backup = false;

@@ -24,9 +24,9 @@ Result<std::string> read_whole(const fs::path& path) {
     if (ec)
         return make_error(ErrorCode::io_error, path.string() + ": cannot read: " + ec.message());
     if (size > k_max_save_bytes)
-        return make_error(ErrorCode::too_large,
-                          path.string() + ": expected a save of at most 1 GiB, found " +
-                              std::to_string(size) + " bytes");
+        return make_error(ErrorCode::too_large, path.string() +
+                                                    ": expected a save of at most 1 GiB, found " +
+                                                    std::to_string(size) + " bytes");
     std::ifstream in(path, std::ios::binary);
     std::string bytes(static_cast<std::size_t>(size), '\0');
     if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
@@ -78,8 +78,8 @@ SaveSystem::SaveSystem(fs::path directory, int max_autosaves)
         }
     }
     const auto missing = std::find(present.begin(), present.end(), false);
-    next_autosave_ = missing != present.end() ? static_cast<int>(missing - present.begin())
-                                              : oldest_index;
+    next_autosave_ =
+        missing != present.end() ? static_cast<int>(missing - present.begin()) : oldest_index;
 }
 
 fs::path SaveSystem::file(std::string_view slot, std::string_view suffix) const {
@@ -91,10 +91,10 @@ Result<void> SaveSystem::Save(std::string_view slot, const World& world,
     if (!ss::is_valid_slot_name(slot)) return bad_slot(slot);
     ss::Metadata meta = metadata;
     if (meta.timestamp == 0)
-        meta.timestamp = static_cast<std::uint64_t>(
-            std::chrono::duration_cast<std::chrono::seconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count());
+        meta.timestamp =
+            static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count());
     ss::SaveWriter writer(meta);
     for (const SavedEntity& e : world.entities) {
         writer.entity(e.name);
