@@ -34,6 +34,30 @@ Result<std::string> read_whole(const fs::path& path) {
     return bytes;
 }
 
+// The version a `<slot>.spark_save` declares when it is above the current one and the file is
+// not a damaged v4 save (formats/README.md §1.5: a trailer that verifies with version 4 makes it
+// corruption), else 0. A save of a newer build is neither overwritten nor passed over for its
+// older backup: the engine refuses both.
+std::uint32_t newer_version(const fs::path& path) {
+    auto head = ss::read_metadata(path);
+    if (head || head.error().code != ErrorCode::unsupported_version) return 0;
+    auto bytes = read_whole(path);
+    if (!bytes || bytes->size() < 8) return 0;
+    auto view = ss::SaveView::parse(ss::as_save_bytes(*bytes), ss::Accept::any_version);
+    if (view || view.error().code != ErrorCode::unsupported_version) return 0;
+    const auto* h = reinterpret_cast<const unsigned char*>(bytes->data());
+    const std::uint32_t v = h[4] | h[5] << 8 | h[6] << 16 | std::uint32_t{h[7]} << 24;
+    return v > ss::k_current_version ? v : 0;
+}
+
+Result<void> newer_build(const fs::path& path, std::uint32_t version, const char* what) {
+    return make_error(ErrorCode::unsupported_version,
+                      path.string() + ": " + what + ": it is a v" + std::to_string(version) +
+                          " save of a newer build (this one writes v" +
+                          std::to_string(ss::k_current_version) + ")",
+                      4, "version");
+}
+
 World to_world(const ss::SaveView& view) {
     World world;
     world.entities.reserve(view.entities().size());
@@ -106,6 +130,8 @@ Result<void> SaveSystem::Save(std::string_view slot, const World& world,
     for (const auto& [key, value] : world.custom_state) writer.custom(key, value);
     auto bytes = writer.finish();
     if (!bytes) return std::move(bytes).error();
+    if (const std::uint32_t v = newer_version(file(slot)))
+        return newer_build(file(slot), v, "not overwritten");
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec)
@@ -121,6 +147,8 @@ Result<void> SaveSystem::Load(std::string_view slot, World& world, LoadInfo* inf
     if (!ss::is_valid_slot_name(slot)) return bad_slot(slot);
     // A save older than the engine loads (formats/README.md §1.4: v1, v2) is upgraded in memory;
     // when that fails, the backup (if it loads) is the save.
+    if (const std::uint32_t v = newer_version(file(slot)))
+        return newer_build(file(slot), v, "not loaded, nor its older backup");
     std::optional<sparksave::Error> upgrade_error;
     const auto head = ss::read_metadata(file(slot));
     if (head && head->version < ss::k_oldest_loadable) {

@@ -63,10 +63,12 @@ class SaveSystem {
 
     // `world` and `metadata` as a v4 save in `<directory>/<slot>.spark_save`, the previous good
     // revision kept as `.bak`. A timestamp of 0 is replaced by the current time. Refused before
-    // any file is touched: a bad slot name, anything SaveWriter::finish refuses.
+    // any file is touched: a bad slot name, anything SaveWriter::finish refuses, a slot whose
+    // save a newer build wrote (as the engine refuses it).
     Result<void> Save(std::string_view slot, const World& world, const ss::Metadata& metadata);
     // The slot's save, or its backup when the primary does not load; a v1/v2 primary is
-    // upgraded in memory (the file on disk stays as it is until the next Save).
+    // upgraded in memory (the file on disk stays as it is until the next Save). A save of a
+    // newer build is refused, and its backup not used instead (as the engine does).
     Result<void> Load(std::string_view slot, World& world, LoadInfo* info = nullptr) const;
 
     // The `__quicksave` slot; an empty save name becomes "Quick Save", as the engine does.

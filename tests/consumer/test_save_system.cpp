@@ -219,6 +219,27 @@ void fallback(const fs::path& dir) {
     CHECK(listed, "(a slot with only its backup is listed from the backup's metadata)");
     CHECK_OK(saves.DeleteSave("lost"));
     CHECK(!saves.SaveExists("lost") && !saves.Load("lost", w));
+
+    // A save of a newer build (a v5 header, no v4 trailer): neither overwritten nor passed over
+    // for its backup. A v4 save whose version field reads 5 is damaged (formats/README.md §1.5):
+    // the backup is loaded, and the next save replaces it.
+    CHECK_OK(saves.Save("newer", sample_world("newer 1"), metadata("newer one", 40)));
+    CHECK_OK(saves.Save("newer", sample_world("newer 2"), metadata("newer two", 41)));
+    std::string v5 = read_bytes(dir / "newer.spark_save");
+    v5[4] = 5;
+    write_bytes(dir / "newer.spark_save", v5);
+    CHECK_OK(saves.Load("newer", w, &info));
+    CHECK(info.used_backup && w == sample_world("newer 1"), "(a damaged v4 is not a newer save)");
+    v5.back() ^= 1; // the trailer verifies with no version now
+    write_bytes(dir / "newer.spark_save", v5);
+    auto refused = saves.Load("newer", w, &info);
+    CHECK(!refused && refused.error().code == sparksave::ErrorCode::unsupported_version &&
+              !info.used_backup,
+          "%s", refused ? "loaded" : refused.error().describe().c_str());
+    auto kept = saves.Save("newer", sample_world("newer 3"), metadata("newer three", 42));
+    CHECK(!kept && kept.error().message.find("newer build") != std::string::npos);
+    CHECK(read_bytes(dir / "newer.spark_save") == v5);
+    CHECK_OK(saves.DeleteSave("newer"));
     CHECK_OK(saves.DeleteSave("lost")); // deleting a missing slot is fine
 }
 
