@@ -159,6 +159,28 @@ if(MODE STREQUAL "shared" AND OBJDUMP)
         message(FATAL_ERROR "the consumer does not load libsparksave.so:\n${dyn}")
     endif()
 endif()
+# pkg-config: the installed sparksave.pc builds and links the same consumer.
+find_program(PKG_CONFIG pkg-config)
+if(PKG_CONFIG)
+    set(ENV{PKG_CONFIG_PATH} ${WORK_DIR}/prefix/lib/pkgconfig)
+    execute_process(COMMAND ${PKG_CONFIG} --cflags --libs sparksave RESULT_VARIABLE rc
+                    OUTPUT_VARIABLE pc_flags ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+    if(rc)
+        message(FATAL_ERROR "pkg-config sparksave failed: ${err}")
+    endif()
+    separate_arguments(pc_flags UNIX_COMMAND "${pc_flags}")
+    run("build with pkg-config's flags" ${CXX} ${flags} ${CONSUMER_DIR}/main.cpp ${pc_flags}
+        -Wl,-rpath,${WORK_DIR}/prefix/lib -o ${WORK_DIR}/consumer_pc)
+    execute_process(COMMAND ${WORK_DIR}/consumer_pc ${SAVE} RESULT_VARIABLE rc
+                    OUTPUT_VARIABLE pc_out ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0 OR NOT pc_out STREQUAL out)
+        message(FATAL_ERROR "the pkg-config consumer exited with ${rc}, printing:\n${pc_out}${err}")
+    endif()
+    message("pkg-config (${pc_flags}): the same output")
+else()
+    message("pkg-config: not installed, sparksave.pc not tried")
+endif()
+
 if(NOT "$ENV{SPARKSAVE_KEEP_SCRATCH}" STREQUAL "1")
     file(REMOVE_RECURSE ${WORK_DIR})
 endif()
