@@ -1,11 +1,24 @@
 // The format table: every format sparksave reads, in detection order (README "How it is built":
 // an explicit table, not self-registering statics). Each format exports its row
-// (formats/<name>/format.cpp); adding a format means adding its row here.
+// (formats/<name>/format.cpp); adding a format means adding its row here. A build lists only
+// the formats of SPARKSAVE_FORMATS (CMakeLists.txt, the generated sparksave_formats.hpp).
+#include "sparksave_formats.hpp"
+
+#if SPARKSAVE_HAS_GMSV
 #include "gmsv/api.hpp"
+#endif
+#if SPARKSAVE_HAS_SPARK_KV
 #include "spark_kv/api.hpp"
+#endif
+#if SPARKSAVE_HAS_SPARK_SAVE
 #include "spark_save/api.hpp"
+#endif
+#if SPARKSAVE_HAS_TESS_WORLD
 #include "tess_world/api.hpp"
+#endif
+#if SPARKSAVE_HAS_TEXT_ARCHIVE
 #include "text_archive/api.hpp"
+#endif
 
 #include "sparksave/format.hpp"
 #include "sparksave/version.hpp"
@@ -19,8 +32,21 @@ std::span<const FormatInfo> format_table() noexcept {
     // shape of every line of the head), so its row stays after every format that has a magic
     // number or a fixed first line.
     static const FormatInfo k_formats[] = {
-        spark_save::k_format, text_archive::k_format, tess_world::k_format,
-        gmsv::k_format,       spark_kv::k_format,
+#if SPARKSAVE_HAS_SPARK_SAVE
+        spark_save::k_format,
+#endif
+#if SPARKSAVE_HAS_TEXT_ARCHIVE
+        text_archive::k_format,
+#endif
+#if SPARKSAVE_HAS_TESS_WORLD
+        tess_world::k_format,
+#endif
+#if SPARKSAVE_HAS_GMSV
+        gmsv::k_format,
+#endif
+#if SPARKSAVE_HAS_SPARK_KV
+        spark_kv::k_format,
+#endif
     };
     return k_formats;
 }

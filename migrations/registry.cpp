@@ -1,6 +1,8 @@
 // Every migration step, grouped by format, in chain order (README "How it is built": one explicit
 // table). tests/unit/test_migrate.cpp proves each format's chain is contiguous up to its current
-// version.
+// version. A build lists only the steps of the formats of SPARKSAVE_FORMATS (CMakeLists.txt, the
+// generated sparksave_formats.hpp), whose files are the only ones it compiles.
+#include "sparksave_formats.hpp"
 #include "steps.hpp"
 
 #include "sparksave/migrate.hpp"
@@ -10,7 +12,13 @@ namespace sparksave::inline SPARKSAVE_ABI {
 
 namespace {
 
+#define SPARKSAVE_HAS_STEPS                                                                        \
+    (SPARKSAVE_HAS_SPARK_SAVE || SPARKSAVE_HAS_SPARK_KV || SPARKSAVE_HAS_TESS_WORLD ||             \
+     SPARKSAVE_HAS_GMSV)
+
+#if SPARKSAVE_HAS_STEPS
 const MigrationStep k_steps[] = {
+#if SPARKSAVE_HAS_SPARK_SAVE
     {.format = FormatId::spark_save,
      .from = 1,
      .to = 2,
@@ -31,12 +39,16 @@ const MigrationStep k_steps[] = {
      .summary =
          "enforce the v4 rules (duplicates, metadata, parents) and append the CRC-32 trailer",
      .tail = migrations::spark_save_v3_to_v4_tail},
+#endif
+#if SPARKSAVE_HAS_SPARK_KV
     {.format = FormatId::spark_kv,
      .from = 1,
      .to = 2,
      .id = "spark_kv_v1_to_v2",
      .summary = "legacy store to v2: add the #!spark-kv-v2 marker line, escape every key and value",
      .whole = migrations::spark_kv_v1_to_v2},
+#endif
+#if SPARKSAVE_HAS_TESS_WORLD
     {.format = FormatId::tess_world,
      .from = 1,
      .to = 2,
@@ -44,6 +56,8 @@ const MigrationStep k_steps[] = {
      .summary =
          "drop the retired chunk-state byte of every record; body size and CRC-32 recomputed",
      .whole = migrations::tess_world_v1_to_v2},
+#endif
+#if SPARKSAVE_HAS_GMSV
     {.format = FormatId::gmsv,
      .from = 1,
      .to = 2,
@@ -57,12 +71,18 @@ const MigrationStep k_steps[] = {
      .summary = "Position from int to float (JSON X/Y literals, or the 8-byte binary form); CRC-32 "
                 "recomputed",
      .whole = migrations::gmsv_v2_to_v3},
+#endif
 };
+#endif
 
 } // namespace
 
 std::span<const MigrationStep> migration_steps() noexcept {
+#if SPARKSAVE_HAS_STEPS
     return k_steps;
+#else
+    return {}; // text_archive alone: it has no migrations
+#endif
 }
 
 } // namespace sparksave

@@ -3,6 +3,7 @@
 // Parsing hostile input is expected, not exceptional: readers return these, never throw.
 #pragma once
 
+#include "sparksave/export.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
@@ -68,14 +69,14 @@ enum class ErrorCode : std::uint16_t {
 #undef SPARKSAVE_ERROR_CODE_ENUM
 };
 
-std::string_view code_name(ErrorCode code) noexcept;
+SPARKSAVE_API std::string_view code_name(ErrorCode code) noexcept;
 
 // sparksave-verify(1) SEVERITY: an error fails the file (the engine refuses it or misreads it); a
 // warning is a risk (--strict fails the file); a note is a difference from the engine's writer that
 // its reader tolerates with no effect, and never fails a file.
 enum class Severity : std::uint8_t { warning, error, note };
 
-std::string_view severity_name(Severity severity) noexcept;
+SPARKSAVE_API std::string_view severity_name(Severity severity) noexcept;
 
 inline constexpr std::uint64_t k_no_offset = ~std::uint64_t{0};
 
@@ -106,18 +107,18 @@ struct Error {
         return m.substr(begin, rule_end > begin ? rule_end - begin : 0);
     }
     // "at offset 0x1a4 (420), entities[3].Transform.parent: expected ..., found ..."
-    std::string describe() const;
+    SPARKSAVE_API std::string describe() const;
 };
 
 using Finding = Error;
 
-Error make_error(ErrorCode code, std::string message, std::uint64_t offset = k_no_offset,
-                 std::string path = {});
+SPARKSAVE_API Error make_error(ErrorCode code, std::string message,
+                               std::uint64_t offset = k_no_offset, std::string path = {});
 
 // Findings of one read: every error, warning and note, in the order they were found. Bounded (the
 // first k_max_kept of each severity are kept, the rest only counted) so a hostile file with
 // millions of duplicates cannot make the list grow without limit.
-class Findings {
+class SPARKSAVE_API Findings {
   public:
     static constexpr std::size_t k_max_kept = 1000;
 
@@ -150,7 +151,7 @@ template <class T> class Result;
 
 // Writes "sparksave: value() of a Result holding an error: <describe()>" to standard error and
 // aborts (std::abort). Never returns.
-[[noreturn]] void bad_result_access(const Error& error) noexcept;
+[[noreturn]] SPARKSAVE_API void bad_result_access(const Error& error) noexcept;
 
 namespace detail {
 template <class R> struct IsResult : std::false_type {};

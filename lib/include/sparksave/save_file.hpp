@@ -18,6 +18,7 @@
 #pragma once
 
 #include "sparksave/error.hpp"
+#include "sparksave/export.hpp"
 #include "sparksave/spark_save_version.hpp"
 #include "sparksave/version.hpp"
 
@@ -86,12 +87,12 @@ inline std::span<const std::byte> as_save_bytes(std::string_view bytes) noexcept
 // its fields have no values). Not checked, because they need the whole file: the v4 CRC-32 and
 // the damaged-version test (1.5); SaveView::parse and load_slot make them.
 // Errors: truncated, bad_magic, unsupported_version, limit_exceeded, bad_metadata.
-Result<Metadata> read_metadata(std::span<const std::byte> bytes);
+SPARKSAVE_API Result<Metadata> read_metadata(std::span<const std::byte> bytes);
 
 // The same for a file: reads at most its first 65,548 bytes (12 + 64 KiB), and usually 4 KiB
 // (one read of 4,096 bytes, a second only when the block is longer). An I/O error
 // (ErrorCode::io_error) names the path.
-Result<Metadata> read_metadata(const std::filesystem::path& file);
+SPARKSAVE_API Result<Metadata> read_metadata(const std::filesystem::path& file);
 
 // A whole save, read and checked by the reader (every rule of formats/README.md §1.4 and 1.5 for
 // its version): the metadata, the entities and the custom state as views into `bytes`, which must
@@ -102,16 +103,17 @@ class SaveView {
     // reader finds an error in, including files the engine loads but misreads (a shifted
     // metadata block, formats/README.md §1.2), and under Accept::engine every v1/v2 file
     // (needs_migration). Thread-safe: any number of threads may parse at once.
-    static Result<SaveView> parse(std::span<const std::byte> bytes, Accept accept = Accept::engine);
+    SPARKSAVE_API static Result<SaveView> parse(std::span<const std::byte> bytes,
+                                                Accept accept = Accept::engine);
 
-    const Metadata& metadata() const noexcept;
+    SPARKSAVE_API const Metadata& metadata() const noexcept;
     // The entities in file order; each entity's components and each component's properties
     // are in file order too (formats/README.md §1.1: the order carries no meaning to the engine).
-    std::span<const Entity> entities() const noexcept;
-    std::span<const Property> custom_state() const noexcept;
+    SPARKSAVE_API std::span<const Entity> entities() const noexcept;
+    SPARKSAVE_API std::span<const Property> custom_state() const noexcept;
     // What the reader found at risk but not refused (Severity::warning: a v1/v2 file that needs
     // migration, a negative timestamp, a float the engine's builds read differently, ...).
-    std::span<const Error> warnings() const noexcept;
+    SPARKSAVE_API std::span<const Error> warnings() const noexcept;
 
     struct Data; // the parsed file (internal)
 
@@ -126,8 +128,8 @@ class SaveView {
 // step's or the v4 rules' refusal of the result (with the node path, which is the input's:
 // migration keeps every entity, component and property in place; no offset). `notes`, when
 // given, receives what the steps did beyond their summary (bytes dropped, counts written).
-Result<std::string> upgrade(std::span<const std::byte> old_bytes,
-                            std::vector<std::string>* notes = nullptr);
+SPARKSAVE_API Result<std::string> upgrade(std::span<const std::byte> old_bytes,
+                                          std::vector<std::string>* notes = nullptr);
 
 // Plain data in, checked v4 bytes out. Call entity() to start an entity, component() to start
 // a component of the current entity, property() for a property of the current component;
@@ -135,14 +137,14 @@ Result<std::string> upgrade(std::span<const std::byte> old_bytes,
 class SaveWriter {
   public:
     // Metadata::version is not used: the writer writes k_current_version.
-    explicit SaveWriter(const Metadata& metadata);
-    ~SaveWriter();
-    SaveWriter(SaveWriter&&) noexcept;
-    SaveWriter& operator=(SaveWriter&&) noexcept;
-    SaveWriter& entity(std::string_view name);
-    SaveWriter& component(std::string_view type);
-    SaveWriter& property(std::string_view key, std::string_view value);
-    SaveWriter& custom(std::string_view key, std::string_view value);
+    SPARKSAVE_API explicit SaveWriter(const Metadata& metadata);
+    SPARKSAVE_API ~SaveWriter();
+    SPARKSAVE_API SaveWriter(SaveWriter&&) noexcept;
+    SPARKSAVE_API SaveWriter& operator=(SaveWriter&&) noexcept;
+    SPARKSAVE_API SaveWriter& entity(std::string_view name);
+    SPARKSAVE_API SaveWriter& component(std::string_view type);
+    SPARKSAVE_API SaveWriter& property(std::string_view key, std::string_view value);
+    SPARKSAVE_API SaveWriter& custom(std::string_view key, std::string_view value);
 
     // The file's bytes, after every v4 rule was checked: refused (with the node path, e.g.
     // `metadata.saveName`, `entities[2].Transform.parent`) are a line break (LF or CR) in the
@@ -156,7 +158,7 @@ class SaveWriter {
     // written as the engine's writer writes them: default stream formatting, 6 significant
     // digits (`42.5`, `0.0318721`, `1e-05`). Call it once: it hands over the bytes (a second
     // call is a bad_usage error).
-    Result<std::string> finish();
+    SPARKSAVE_API Result<std::string> finish();
 
   private:
     struct State; // the bytes so far and the rules' state (internal)
@@ -171,7 +173,7 @@ class SaveWriter {
 // `<slot>.spark_save`, the engine's backup of it `<slot>.spark_save.bak` (the previous good
 // revision), its write in progress `<slot>.spark_save.tmp` (left only by a crash), or other.
 enum class SlotFile : std::uint8_t { other, primary, backup, temp };
-SlotFile slot_file_kind(std::string_view filename) noexcept;
+SPARKSAVE_API SlotFile slot_file_kind(std::string_view filename) noexcept;
 
 enum class SlotRole { user, quicksave, autosave };
 
@@ -187,16 +189,16 @@ struct SlotInfo {
 };
 
 // 1..64 characters of [A-Za-z0-9_-] (formats/README.md §1.7).
-bool is_valid_slot_name(std::string_view slot) noexcept;
+SPARKSAVE_API bool is_valid_slot_name(std::string_view slot) noexcept;
 
 // The role of a slot name: `__quicksave`, `__autosave_N` (N decimal digits; `*autosave_index`
 // receives N, else -1), or a user slot.
-SlotRole slot_role(std::string_view slot, int* autosave_index = nullptr) noexcept;
+SPARKSAVE_API SlotRole slot_role(std::string_view slot, int* autosave_index = nullptr) noexcept;
 
 // Every slot of `dir`: each valid slot name that has a primary, a backup or a temporary file
 // there, sorted by name. Files of other names are not slots and are left out. Errors: io_error
 // (naming the directory) when it cannot be listed.
-Result<std::vector<SlotInfo>> list_slots(const std::filesystem::path& dir);
+SPARKSAVE_API Result<std::vector<SlotInfo>> list_slots(const std::filesystem::path& dir);
 
 // Writes a slot as the engine does: `<slot>.spark_save.tmp` (replacing a stale one), flushed
 // and fsync'd, read back and compared; then the current primary, when it loads, is kept as
@@ -206,14 +208,14 @@ Result<std::vector<SlotInfo>> list_slots(const std::filesystem::path& dir);
 // (bad_usage) and bytes that are not a loadable current-version save (SaveView::parse's error,
 // or needs_migration for a v3 file). On an error the primary is as it was. Two writers of one
 // slot at once are not supported (the engine's convention has one temporary name).
-Result<void> write_slot(const std::filesystem::path& dir, std::string_view slot,
-                        std::string_view bytes);
+SPARKSAVE_API Result<void> write_slot(const std::filesystem::path& dir, std::string_view slot,
+                                      std::string_view bytes);
 
 // The primary's bytes when SaveView::parse (Accept::engine) accepts them, else the backup's
 // when it does (`*used_backup` says which was used). Errors: bad_usage for an invalid slot name;
 // else the primary's error (io_error naming the path when it is missing or unreadable), its
 // message saying what was wrong with the backup.
-Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
-                              bool* used_backup = nullptr);
+SPARKSAVE_API Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
+                                            bool* used_backup = nullptr);
 
 } // namespace sparksave::spark_save
