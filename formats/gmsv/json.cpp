@@ -32,6 +32,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -45,7 +46,9 @@ namespace {
 
 constexpr char k_hex[] = "0123456789abcdef";
 
-void hex(std::string_view bytes, std::string& out) {
+// A quoted string of lowercase hex digits, two a byte.
+void hex(std::string_view bytes, JsonWriter& w) {
+    std::string& out = w.raw_value();
     out += '"';
     for (unsigned char b : bytes) {
         out += k_hex[b >> 4];
@@ -54,78 +57,67 @@ void hex(std::string_view bytes, std::string& out) {
     out += '"';
 }
 
-void timestamp(const Document& doc, NodeId t, std::string& out) {
-    out += ",\n  \"timestamp\": {";
-    bool first = true;
+void timestamp(const Document& doc, NodeId t, JsonWriter& w) {
+    w.key("timestamp").begin_object();
     for (std::string_view name : {k_binary, k_kind, k_time}) {
         const NodeId n = doc.child(t, name);
-        if (n == k_no_node) continue;
-        if (!first) out += ", ";
-        first = false;
-        append_json_string(out, name);
-        out += ": ";
-        append_json_bytes(out, doc.value(n));
+        if (n != k_no_node) w.key(name).bytes(doc.value(n));
     }
-    out += '}';
+    w.end_object();
 }
 
-void entities(const Document& doc, NodeId list, std::string& out) {
-    out += ",\n  \"entities\": [";
-    bool first = true;
+void entities(const Document& doc, NodeId list, JsonWriter& w) {
+    w.key("entities").begin_array(JsonWriter::Layout::block);
     for (NodeId e : doc.children(list)) {
-        out += first ? "\n    {\"id\": " : ",\n    {\"id\": ";
-        first = false;
-        append_json_bytes(out, doc.name(e));
-        out += ", \"components\": [";
-        bool first_c = true;
+        w.begin_object();
+        w.key("id").bytes(doc.name(e));
+        w.key("components").begin_array(JsonWriter::Layout::block);
         for (NodeId c : doc.children(e)) {
-            out += first_c ? "\n      {\"type\": " : ",\n      {\"type\": ";
-            first_c = false;
-            const auto type = component_type(doc.name(c));
-            out += type ? std::to_string(*type) : std::string("null");
-            out += ", \"name\": ";
-            append_json_bytes(out, doc.name(c));
+            w.begin_object();
+            if (const auto type = component_type(doc.name(c)))
+                w.key("type").number(*type);
+            else
+                w.key("type").null();
+            w.key("name").bytes(doc.name(c));
             const std::string_view data = doc.value(c);
             if (doc.node(c).kind == NodeKind::object && is_json_payload(data)) {
                 if (has_terminal_controls(data)) {
                     // Raw C1 controls, direction overrides, U+2028 or a CR would reach the
                     // reader of the dump: the data goes as a string, every such character
                     // escaped (and decoded back to the same bytes by pack).
-                    out += ", \"jsonText\": ";
-                    append_json_string(out, data);
+                    w.key("jsonText").string(data);
                 } else {
-                    out += ", \"json\": ";
-                    out += data; // one JSON object, valid UTF-8, nothing to escape: as it is
+                    // One JSON object, valid UTF-8, nothing to escape: as it is.
+                    w.key("json").raw(data);
                 }
             } else {
-                out += ", \"hex\": ";
-                hex(data, out);
+                hex(data, w.key("hex"));
             }
-            out += '}';
+            w.end_object();
         }
-        out += first_c ? "]}" : "\n    ]}";
+        w.end_array();
+        w.end_object();
     }
-    out += first ? "]" : "\n  ]";
+    w.end_array();
 }
 
 } // namespace
 
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
-    out += "{\n  \"format\": \"gmsv\",\n  \"version\": ";
-    out += std::to_string(doc.version());
-    if (NodeId t = doc.child(root, k_timestamp); t != k_no_node) timestamp(doc, t, out);
-    if (NodeId e = doc.child(root, k_entities); e != k_no_node) entities(doc, e, out);
-    if (NodeId t = doc.child(root, k_trailing); t != k_no_node) {
-        out += ",\n  \"trailing\": ";
-        hex(doc.value(t), out);
-    }
-    if (NodeId c = doc.child(root, k_checksum); c != k_no_node) {
-        out += ",\n  \"checksum\": ";
-        append_json_bytes(out, doc.value(c));
-    }
-    if (!doc.complete()) out += k_json_incomplete;
-    out += "\n}\n";
+    JsonWriter w(out);
+    w.begin_object(JsonWriter::Layout::block);
+    w.key("format").string("gmsv");
+    w.key("version").number(doc.version());
+    if (NodeId t = doc.child(root, k_timestamp); t != k_no_node) timestamp(doc, t, w);
+    if (NodeId e = doc.child(root, k_entities); e != k_no_node) entities(doc, e, w);
+    if (NodeId t = doc.child(root, k_trailing); t != k_no_node)
+        hex(doc.value(t), w.key("trailing"));
+    if (NodeId c = doc.child(root, k_checksum); c != k_no_node)
+        w.key("checksum").bytes(doc.value(c));
+    if (!doc.complete()) w.key("complete").boolean(false);
+    w.end_object();
+    out += '\n';
 }
 
 namespace {

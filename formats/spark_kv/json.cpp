@@ -33,6 +33,7 @@
 #include "api.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
@@ -45,48 +46,40 @@ namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
-    out += "{\n  \"format\": \"spark_kv\",\n  \"version\": ";
-    out += std::to_string(doc.version());
-    out += ",\n  \"records\": ";
+    JsonWriter w(out);
+    w.begin_object(JsonWriter::Layout::block);
+    w.key("format").string("spark_kv");
+    w.key("version").number(doc.version());
+    w.key("records").begin_array(JsonWriter::Layout::block);
+    std::string canonical;
+    const std::string_view source = doc.source_bytes();
     const NodeId records = doc.child(root, k_records);
-    if (records == k_no_node || doc.node(records).first_child == k_no_node) {
-        out += "[]";
-    } else {
-        out += "[\n";
-        bool first = true;
-        std::string canonical;
-        const std::string_view source = doc.source_bytes();
-        for (NodeId c : doc.children(records)) {
-            if (!first) out += ",\n";
-            first = false;
-            const Node& n = doc.node(c);
-            if (n.flags & k_flag_no_tab) {
-                const NodeId text = doc.child(c, k_text);
-                out += "    {\"line\": ";
-                append_json_bytes(out, text == k_no_node ? std::string_view{} : doc.value(text));
-                out += '}';
-                continue;
-            }
-            out += "    {\"key\": ";
-            append_json_bytes(out, doc.name(c));
-            out += ", \"value\": ";
-            append_json_bytes(out, doc.value(c));
-            if (n.span.valid() && std::uint64_t{n.span.offset} + n.span.length <= source.size()) {
-                const std::string_view raw = source.substr(n.span.offset, n.span.length);
-                canonical.clear();
-                append_line(canonical, doc.name(c), doc.value(c), doc.version());
-                if (raw != canonical && line_says(raw, doc.name(c), doc.value(c), doc.version())) {
-                    out += ", \"raw\": ";
-                    append_json_bytes(out, raw);
-                }
-            }
-            out += '}';
+    for (NodeId c :
+         records == k_no_node ? Document::Children{&doc, k_no_node} : doc.children(records)) {
+        const Node& n = doc.node(c);
+        w.begin_object();
+        if (n.flags & k_flag_no_tab) {
+            const NodeId text = doc.child(c, k_text);
+            w.key("line").bytes(text == k_no_node ? std::string_view{} : doc.value(text));
+            w.end_object();
+            continue;
         }
-        out += "\n  ]";
+        w.key("key").bytes(doc.name(c));
+        w.key("value").bytes(doc.value(c));
+        if (n.span.valid() && std::uint64_t{n.span.offset} + n.span.length <= source.size()) {
+            const std::string_view raw = source.substr(n.span.offset, n.span.length);
+            canonical.clear();
+            append_line(canonical, doc.name(c), doc.value(c), doc.version());
+            if (raw != canonical && line_says(raw, doc.name(c), doc.value(c), doc.version()))
+                w.key("raw").bytes(raw);
+        }
+        w.end_object();
     }
-    if (doc.node(root).flags & k_flag_no_final_newline) out += ",\n  \"finalNewline\": false";
-    if (!doc.complete()) out += k_json_incomplete;
-    out += "\n}\n";
+    w.end_array();
+    if (doc.node(root).flags & k_flag_no_final_newline) w.key("finalNewline").boolean(false);
+    if (!doc.complete()) w.key("complete").boolean(false);
+    w.end_object();
+    out += '\n';
 }
 
 namespace {

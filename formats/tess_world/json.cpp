@@ -36,6 +36,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -51,122 +52,98 @@ constexpr char k_hex[] = "0123456789abcdef";
 
 // A number from the tree as a JSON number when it is plain decimal, else as a string (a hex
 // id, or a name such as "dense").
-void number(const Document& doc, NodeId n, std::string& out) {
+void number(const Document& doc, NodeId n, JsonWriter& w) {
     const std::string_view t = n == k_no_node ? std::string_view{} : doc.value(n);
     const bool decimal = !t.empty() && t.size() <= 20 &&
                          t.find_first_not_of("0123456789") == std::string_view::npos &&
                          (t.size() == 1 || t[0] != '0');
     if (decimal)
-        out += t;
+        w.raw(t);
     else
-        append_json_bytes(out, t);
+        w.bytes(t);
 }
 
-void member(const Document& doc, NodeId parent, std::string_view name, std::string& out,
-            bool first = false) {
-    if (!first) out += ", ";
-    append_json_string(out, name);
-    out += ": ";
-    number(doc, parent == k_no_node ? k_no_node : doc.child(parent, name), out);
+void member(const Document& doc, NodeId parent, std::string_view name, JsonWriter& w) {
+    number(doc, parent == k_no_node ? k_no_node : doc.child(parent, name), w.key(name));
 }
 
 void triple(const Document& doc, NodeId group, const std::array<std::string_view, 3>& parts,
-            std::string& out) {
-    out += '[';
-    for (std::size_t i = 0; i < 3; ++i) {
-        if (i) out += ", ";
-        number(doc, group == k_no_node ? k_no_node : doc.child(group, parts[i]), out);
-    }
-    out += ']';
+            JsonWriter& w) {
+    w.begin_array();
+    for (std::string_view part : parts)
+        number(doc, group == k_no_node ? k_no_node : doc.child(group, part), w);
+    w.end_array();
 }
 
-void header(const Document& doc, NodeId h, std::string& out) {
-    out += ",\n  \"header\": {\n    \"worldSize\": ";
-    triple(doc, doc.child(h, k_world_size), k_axes, out);
-    out += ",\n    \"chunkSize\": ";
-    triple(doc, doc.child(h, k_chunk_size), k_axes, out);
-    out += ",\n    ";
-    member(doc, h, k_lattice, out, true);
-    out += ",\n    ";
-    member(doc, h, k_lattice_version, out, true);
-    out += ",\n    ";
-    member(doc, h, k_key_layout_version, out, true);
-    out += ",\n    ";
-    member(doc, h, k_schema_id, out, true);
-    out += ",\n    ";
-    member(doc, h, k_schema_version, out, true);
-    out += ",\n    \"libraryVersion\": ";
-    triple(doc, doc.child(h, k_library_version), k_library_parts, out);
-    out += ",\n    ";
-    member(doc, h, k_residency, out, true);
-    out += "\n  }";
+void header(const Document& doc, NodeId h, JsonWriter& w) {
+    w.key("header").begin_object(JsonWriter::Layout::block);
+    triple(doc, doc.child(h, k_world_size), k_axes, w.key("worldSize"));
+    triple(doc, doc.child(h, k_chunk_size), k_axes, w.key("chunkSize"));
+    for (std::string_view name :
+         {k_lattice, k_lattice_version, k_key_layout_version, k_schema_id, k_schema_version})
+        member(doc, h, name, w);
+    triple(doc, doc.child(h, k_library_version), k_library_parts, w.key("libraryVersion"));
+    member(doc, h, k_residency, w);
+    w.end_object();
 }
 
-void fields(const Document& doc, NodeId list, std::string& out) {
-    out += ",\n  \"fields\": [";
-    bool first = true;
+void fields(const Document& doc, NodeId list, JsonWriter& w) {
+    w.key("fields").begin_array(JsonWriter::Layout::block);
     for (NodeId d : doc.children(list)) {
-        out += first ? "\n    {" : ",\n    {";
-        first = false;
-        member(doc, d, k_id, out, true);
-        member(doc, d, k_version, out);
-        member(doc, d, k_kind, out);
-        member(doc, d, k_width, out);
-        out += '}';
+        w.begin_object();
+        for (std::string_view name : {k_id, k_version, k_kind, k_width}) member(doc, d, name, w);
+        w.end_object();
     }
-    out += first ? "]" : "\n  ]";
+    w.end_array();
 }
 
-void chunks(const Document& doc, NodeId list, std::string& out) {
-    out += ",\n  \"chunks\": [";
-    bool first = true;
+void chunks(const Document& doc, NodeId list, JsonWriter& w) {
+    w.key("chunks").begin_array(JsonWriter::Layout::block);
     for (NodeId c : doc.children(list)) {
-        out += first ? "\n    {" : ",\n    {";
-        first = false;
-        member(doc, c, k_key, out, true);
-        if (doc.child(c, k_state) != k_no_node) member(doc, c, k_state, out);
-        member(doc, c, k_active_mask, out);
-        member(doc, c, k_entity_count, out);
-        out += ", \"fields\": [";
-        bool first_column = true;
+        w.begin_object();
+        member(doc, c, k_key, w);
+        if (doc.child(c, k_state) != k_no_node) member(doc, c, k_state, w);
+        member(doc, c, k_active_mask, w);
+        member(doc, c, k_entity_count, w);
+        w.key("fields").begin_array(JsonWriter::Layout::block);
         if (NodeId columns = doc.child(c, k_fields); columns != k_no_node) {
-            for (NodeId column : doc.children(columns)) {
-                out += first_column ? "\n      " : ",\n      ";
-                first_column = false;
-                append_column_json(out, column_type(doc, column), doc.value(column));
-            }
+            for (NodeId column : doc.children(columns))
+                append_column_json(w.raw_value(), column_type(doc, column), doc.value(column));
         }
-        out += first_column ? "]}" : "\n    ]}";
+        w.end_array();
+        w.end_object();
     }
-    out += first ? "]" : "\n  ]";
+    w.end_array();
 }
 
 } // namespace
 
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
-    out += "{\n  \"format\": \"tess_world\",\n  \"version\": ";
-    out += std::to_string(doc.version());
+    JsonWriter w(out);
+    w.begin_object(JsonWriter::Layout::block);
+    w.key("format").string("tess_world");
+    w.key("version").number(doc.version());
     const NodeId h = doc.child(root, k_header);
-    if (h != k_no_node) header(doc, h, out);
-    if (NodeId f = doc.child(root, k_fields); f != k_no_node) fields(doc, f, out);
-    if (NodeId c = doc.child(root, k_chunks); c != k_no_node) chunks(doc, c, out);
+    if (h != k_no_node) header(doc, h, w);
+    if (NodeId f = doc.child(root, k_fields); f != k_no_node) fields(doc, f, w);
+    if (NodeId c = doc.child(root, k_chunks); c != k_no_node) chunks(doc, c, w);
     if (NodeId t = doc.child(root, k_trailing); t != k_no_node) {
-        out += ",\n  \"trailing\": \"";
+        std::string& hex = w.key("trailing").raw_value();
+        hex += '"';
         for (unsigned char b : doc.value(t)) {
-            out += k_hex[b >> 4];
-            out += k_hex[b & 15];
+            hex += k_hex[b >> 4];
+            hex += k_hex[b & 15];
         }
-        out += '"';
+        hex += '"';
     }
     if (h != k_no_node) {
-        if (NodeId c = doc.child(h, k_checksum); c != k_no_node) {
-            out += ",\n  \"checksum\": ";
-            append_json_bytes(out, doc.value(c));
-        }
+        if (NodeId c = doc.child(h, k_checksum); c != k_no_node)
+            w.key("checksum").bytes(doc.value(c));
     }
-    if (!doc.complete()) out += k_json_incomplete;
-    out += "\n}\n";
+    if (!doc.complete()) w.key("complete").boolean(false);
+    w.end_object();
+    out += '\n';
 }
 
 namespace {

@@ -43,6 +43,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
@@ -57,34 +58,23 @@ namespace sparksave::inline SPARKSAVE_ABI::text_archive {
 
 namespace {
 
-// Appends `node` at JSON nesting `depth`: a whole attribute, or a class up to its "children"
-// array's opening bracket (true: the caller writes the children, then closes it).
-bool open_item(const Document& doc, NodeId node, int depth, std::string& out) {
+// Writes `node`: a whole attribute, or a class up to its "children" array opened (true: the
+// caller writes the children, then closes the array and the class).
+bool open_item(const Document& doc, NodeId node, JsonWriter& w) {
     const Node& n = doc.node(node);
-    indent(out, depth);
-    out += '{';
+    w.begin_object();
     const std::string_view name = doc.name(node);
-    const bool named = !name.empty() || (n.flags & k_flag_empty_name);
-    if (named) {
-        out += "\"name\": ";
-        append_json_bytes(out, name);
-        out += ", ";
-    }
+    if (!name.empty() || (n.flags & k_flag_empty_name)) w.key("name").bytes(name);
     if (n.kind == NodeKind::object || n.kind == NodeKind::list) {
-        out += "\"class\": ";
-        append_json_bytes(out, doc.tag(node));
-        if (n.first_child == k_no_node) {
-            out += ", \"children\": []}";
-            return false;
-        }
-        out += ", \"children\": [\n";
-        return true;
+        w.key("class").bytes(doc.tag(node));
+        w.key("children").begin_array(JsonWriter::Layout::block);
+        if (n.first_child != k_no_node) return true;
+        w.end_array();
+    } else {
+        w.key("type").bytes(doc.tag(node));
+        w.key("value").bytes(doc.value(node));
     }
-    out += "\"type\": ";
-    append_json_bytes(out, doc.tag(node));
-    out += ", \"value\": ";
-    append_json_bytes(out, doc.value(node));
-    out += '}';
+    w.end_object();
     return false;
 }
 
@@ -92,44 +82,31 @@ bool open_item(const Document& doc, NodeId node, int depth, std::string& out) {
 
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
-    out += "{\n  \"format\": \"text_archive\",\n  \"version\": ";
-    out += doc.version() == k_current_version ? "1" : "null";
-    out += ",\n  \"versionLine\": ";
-    append_json_bytes(out, doc.value(root));
-    out += ",\n  \"entries\": ";
-    if (doc.node(root).first_child == k_no_node) {
-        out += "[]";
-        if (!doc.complete()) out += k_json_incomplete;
-        out += "\n}\n";
-        return;
-    }
-    out += "[\n";
-    struct Open {
-        NodeId next; // the next child to write
-        int depth;   // JSON nesting of the class's children
-        bool first;
-    };
-    std::vector<Open> stack{{doc.node(root).first_child, 2, true}};
+    JsonWriter w(out);
+    w.begin_object(JsonWriter::Layout::block);
+    w.key("format").string("text_archive");
+    if (doc.version() == k_current_version)
+        w.key("version").number(1);
+    else
+        w.key("version").null();
+    w.key("versionLine").bytes(doc.value(root));
+    w.key("entries").begin_array(JsonWriter::Layout::block);
+    // The next child to write of each class open (the first: the entries).
+    std::vector<NodeId> stack{doc.node(root).first_child};
     while (!stack.empty()) {
-        Open& top = stack.back();
-        if (top.next == k_no_node) {
-            const int depth = top.depth;
+        const NodeId node = stack.back();
+        if (node == k_no_node) {
             stack.pop_back();
-            out += '\n';
-            indent(out, depth - 1);
-            out += stack.empty() ? "]" : "]}";
+            w.end_array();
+            if (!stack.empty()) w.end_object(); // the class whose children these were
             continue;
         }
-        const NodeId node = top.next;
-        const int depth = top.depth;
-        top.next = doc.node(node).next_sibling;
-        if (!top.first) out += ",\n";
-        top.first = false;
-        if (open_item(doc, node, depth, out))
-            stack.push_back({doc.node(node).first_child, depth + 1, true}); // invalidates top
+        stack.back() = doc.node(node).next_sibling;
+        if (open_item(doc, node, w)) stack.push_back(doc.node(node).first_child);
     }
-    if (!doc.complete()) out += k_json_incomplete;
-    out += "\n}\n";
+    if (!doc.complete()) w.key("complete").boolean(false);
+    w.end_object();
+    out += '\n';
 }
 
 namespace {

@@ -15,13 +15,15 @@ void JsonWriter::indent(std::size_t level) {
 
 void JsonWriter::block_separator(const Level& level) {
     out_ += level.empty ? "\n" : ",\n";
-    indent(levels_.size());
+    indent(level.line);
 }
 
 void JsonWriter::open(char bracket, Layout layout) {
     before_value();
     out_ += bracket;
-    levels_.push_back(Level{layout == Layout::block, true});
+    const bool block = layout == Layout::block;
+    const std::size_t line = levels_.empty() ? 0 : levels_.back().line;
+    levels_.push_back(Level{block, true, block ? line + 1 : line});
 }
 
 void JsonWriter::close(char bracket) {
@@ -30,7 +32,7 @@ void JsonWriter::close(char bracket) {
     levels_.pop_back();
     if (level.block && !level.empty) {
         out_ += '\n';
-        indent(levels_.size());
+        indent(level.line - 1);
     }
     out_ += bracket;
 }

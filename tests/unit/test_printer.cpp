@@ -64,6 +64,30 @@ TEST_CASE("json writer: block layout indents a level below the container's line"
     CHECK(nested == "x[\n    1,\n    2\n  ]");
 }
 
+TEST_CASE("json writer: a block container inside an inline one indents from that line") {
+    std::string out;
+    JsonWriter w(out);
+    w.begin_object(JsonWriter::Layout::block);
+    w.key("list").begin_array(JsonWriter::Layout::block);
+    w.begin_object();
+    w.key("id").number(1);
+    w.key("parts").begin_array(JsonWriter::Layout::block);
+    w.begin_object();
+    w.key("n").number(2);
+    w.end_object();
+    w.number(3);
+    w.end_array();
+    w.end_object();
+    w.begin_object();
+    w.key("parts").begin_array(JsonWriter::Layout::block);
+    w.end_array();
+    w.end_object();
+    w.end_array();
+    w.end_object();
+    CHECK(out == "{\n  \"list\": [\n    {\"id\": 1, \"parts\": [\n      {\"n\": 2},\n      3\n"
+                 "    ]},\n    {\"parts\": []}\n  ]\n}");
+}
+
 TEST_CASE("json writer: strings through the one escaper, bytes lossless") {
     std::string out;
     JsonWriter w(out);

@@ -25,6 +25,10 @@ class JsonWriter {
     //     {"op": "add", "path": "a"},
     //     {"op": "remove", "path": "b"}
     //   ]
+    // A block container inside an inline one indents from the line that holds it:
+    //   {"id": 1, "parts": [
+    //     {"n": 2}
+    //   ]}
     enum class Layout { inline_, block };
 
     // Appends to `out`. `depth`: the indentation level of the line the first container starts
@@ -98,6 +102,10 @@ class JsonWriter {
     struct Level {
         bool block;
         bool empty;
+        // The indentation level of the lines the members go on (block), or of the line the
+        // container sits on (inline): a block container inside an inline one indents a level
+        // below that line, not a level per container open.
+        std::size_t line;
     };
     void open(char bracket, Layout layout);
     void close(char bracket);
