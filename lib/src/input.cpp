@@ -80,7 +80,8 @@ void walk_directory(const fs::path& dir, const std::string& root, InputList& lis
         }
         // What was read before an error is still walked.
         if (ec)
-            list.problems.push_back({dir.string(), "cannot read the directory: " + ec.message()});
+            list.problems.push_back(
+                {dir.generic_string(), "cannot read the directory: " + ec.message()});
     }
     std::sort(entries.begin(), entries.end());
     for (const auto& [name, is_dir] : entries) {
@@ -88,9 +89,9 @@ void walk_directory(const fs::path& dir, const std::string& root, InputList& lis
         if (is_dir) {
             walk_directory(p, root, list);
         } else if (is_temporary_name(name)) {
-            list.stale_temps.push_back(p.string());
+            list.stale_temps.push_back(p.generic_string());
         } else if (!is_backup_name(name)) { // sparksave's own backup: never a save to process
-            list.files.push_back({p.string(), true, root, role_of(name)});
+            list.files.push_back({p.generic_string(), true, root, role_of(name)});
         }
     }
 }

@@ -67,8 +67,9 @@ Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool rep
         std::error_code ec;
         fs::create_directories(dest.parent_path(), ec);
         if (ec)
-            return make_error(ErrorCode::io_error,
-                              "cannot create " + dest.parent_path().string() + ": " + ec.message());
+            return make_error(ErrorCode::io_error, "cannot create " +
+                                                       dest.parent_path().generic_string() + ": " +
+                                                       ec.message());
     }
     AtomicWriteOptions options;
     options.replace_existing = replace;
@@ -302,7 +303,7 @@ class BatchMigrator::Impl {
         fs::path dest = fs::path(o_.output_dir) / relative;
         if (same_file(dest, entry.path))
             return make_error(ErrorCode::bad_usage,
-                              "the output " + display(dest.string()) +
+                              "the output " + display(dest.generic_string()) +
                                   " is the input itself; use --in-place to replace it");
         return dest;
     }
@@ -340,7 +341,7 @@ class BatchMigrator::Impl {
                 if (existing && (*existing)->view() == in.source->view()) return {};
             }
             return make_error(ErrorCode::bad_usage,
-                              "the backup " + display(backup.string()) +
+                              "the backup " + display(backup.generic_string()) +
                                   " exists and is never overwritten: file not migrated");
         }
         AtomicWriteOptions options;
@@ -351,7 +352,7 @@ class BatchMigrator::Impl {
         auto r = write_file_atomic(backup, in.source->view(), options);
         if (!r)
             return make_error(ErrorCode::io_error, "cannot write the backup " +
-                                                       display(backup.string()) + ": " +
+                                                       display(backup.generic_string()) + ": " +
                                                        r.error().message);
         return {};
     }
