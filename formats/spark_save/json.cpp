@@ -26,6 +26,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
@@ -42,63 +43,37 @@ using namespace std::string_view_literals; // appends without strlen
 
 namespace {
 
-void pairs(const Document& doc, NodeId parent, std::string& out, int depth) {
-    if (doc.node(parent).first_child == k_no_node) {
-        out += "[]"sv;
-        return;
-    }
-    out += "[\n"sv;
-    bool first = true;
-    for (NodeId p : doc.children(parent)) {
-        if (!first) out += ",\n"sv;
-        first = false;
-        indent(out, depth + 1);
-        out += '[';
-        append_json_bytes(out, doc.name(p));
-        out += ", "sv;
-        append_json_bytes(out, doc.value(p));
-        out += ']';
-    }
-    out += '\n';
-    indent(out, depth);
-    out += ']';
+// `[["key", "value"], ...]`, a pair a line (the properties of a component, the custom state).
+void pairs(const Document& doc, NodeId parent, JsonWriter& w) {
+    w.begin_array(JsonWriter::Layout::block);
+    for (NodeId p : doc.children(parent)) w.pair(doc.name(p), doc.value(p));
+    w.end_array();
 }
 
-void metadata(const Document& doc, NodeId m, std::string& out) {
-    out += "  \"metadata\": {\n    \"raw\": "sv;
-    append_json_bytes(out, doc.value(m));
-    out += ",\n    \"fields\": {"sv;
-    bool first = true;
+void metadata(const Document& doc, NodeId m, JsonWriter& w) {
+    w.key("metadata").begin_object(JsonWriter::Layout::block);
+    w.key("raw").bytes(doc.value(m));
+    w.key("fields").begin_object(JsonWriter::Layout::block);
     for (NodeId f : doc.children(m)) {
-        out += first ? "\n" : ",\n";
-        first = false;
-        indent(out, 3);
-        append_json_string(out, doc.name(f));
-        out += ": "sv;
+        w.key(doc.name(f));
         if (doc.node(f).kind == NodeKind::object) {
-            out += '[';
-            bool first_part = true;
-            for (NodeId part : doc.children(f)) {
-                if (!first_part) out += ", "sv;
-                first_part = false;
-                append_json_bytes(out, doc.value(part));
-            }
-            out += ']';
+            w.begin_array();
+            for (NodeId part : doc.children(f)) w.bytes(doc.value(part));
+            w.end_array();
         } else {
-            append_json_bytes(out, doc.value(f));
+            w.bytes(doc.value(f));
         }
     }
-    out += first ? "}\n  }" : "\n    }\n  }";
+    w.end_object();
+    w.end_object();
 }
 
-} // namespace
-
-namespace {
-
-// The JSON part by part (format.hpp Parts); to_json() runs it over a whole tree.
+// The JSON part by part (format.hpp Parts); to_json() runs it over a whole tree. The writer
+// stays open across the parts: the head opens the root object (and the entity list), each item
+// is one entity, the tail closes them.
 class JsonEmitter final : public Parts {
   public:
-    explicit JsonEmitter(std::string& out) : out_(out) {}
+    explicit JsonEmitter(std::string& out) : out_(out), w_(out) {}
     Result<void> head(Document& doc, std::uint64_t) override {
         write_head(doc);
         return {};
@@ -127,86 +102,67 @@ class JsonEmitter final : public Parts {
     void close_entities();
     void finish();
     std::string& out_;
+    JsonWriter w_;
     bool complete_ = true;
-    std::size_t entities_ = 0;
     bool entities_open_ = false;
-    bool closed_ = true;
+    bool open_ = false;
 };
 
 void JsonEmitter::write_head(const Document& doc) {
     const NodeId root = doc.root();
-    out_ += "{\n  \"format\": \"spark_save\",\n  \"version\": "sv;
-    out_ += std::to_string(doc.version());
-    if (NodeId m = doc.child(root, k_metadata); m != k_no_node) {
-        out_ += ",\n"sv;
-        metadata(doc, m, out_);
+    w_.begin_object(JsonWriter::Layout::block);
+    open_ = true;
+    w_.key("format").string("spark_save");
+    w_.key("version").number(doc.version());
+    if (NodeId m = doc.child(root, k_metadata); m != k_no_node) metadata(doc, m, w_);
+    if (doc.child(root, k_entities) != k_no_node) {
+        w_.key("entities").begin_array(JsonWriter::Layout::block);
+        entities_open_ = true;
     }
-    entities_open_ = doc.child(root, k_entities) != k_no_node;
-    closed_ = false;
 }
 
 void JsonEmitter::write_item(const Document& doc, NodeId e) {
-    out_ += entities_ == 0 ? ",\n  \"entities\": [\n" : ",\n";
-    ++entities_;
-    out_ += "    {\n      \"name\": "sv;
-    append_json_bytes(out_, doc.name(e));
-    out_ += ",\n      \"components\": "sv;
-    if (doc.node(e).first_child == k_no_node) {
-        out_ += "[]\n    }"sv;
-        return;
-    }
-    out_ += "[\n"sv;
-    bool first_c = true;
+    w_.begin_object(JsonWriter::Layout::block);
+    w_.key("name").bytes(doc.name(e));
+    w_.key("components").begin_array(JsonWriter::Layout::block);
     for (NodeId c : doc.children(e)) {
-        if (!first_c) out_ += ",\n"sv;
-        first_c = false;
-        out_ += "        {\n          \"type\": "sv;
-        append_json_bytes(out_, doc.name(c));
-        out_ += ",\n          \"properties\": "sv;
-        pairs(doc, c, out_, 5);
-        out_ += "\n        }"sv;
+        w_.begin_object(JsonWriter::Layout::block);
+        w_.key("type").bytes(doc.name(c));
+        pairs(doc, c, w_.key("properties"));
+        w_.end_object();
     }
-    out_ += "\n      ]\n    }"sv;
+    w_.end_array();
+    w_.end_object();
 }
 
 void JsonEmitter::close_entities() {
-    if (entities_ > 0)
-        out_ += "\n  ]"sv;
-    else if (entities_open_)
-        out_ += ",\n  \"entities\": []"sv;
+    if (entities_open_) w_.end_array();
     entities_open_ = false;
-    entities_ = 0;
 }
 
 void JsonEmitter::write_tail(const Document& doc) {
     close_entities();
     const NodeId root = doc.root();
     if (NodeId cs = doc.child(root, k_custom_state); cs != k_no_node) {
-        out_ += ",\n  \"customState\": "sv;
-        pairs(doc, cs, out_, 1);
-        if (!doc.value(cs).empty()) {
-            out_ += ",\n  \"customStateCount\": "sv;
-            out_ += doc.value(cs); // digits written by the reader
-        }
-        if (doc.node(cs).flags & k_flag_absent) out_ += ",\n  \"customStateAbsent\": true"sv;
+        pairs(doc, cs, w_.key("customState"));
+        if (!doc.value(cs).empty())
+            w_.key("customStateCount").raw(doc.value(cs)); // digits written by the reader
+        if (doc.node(cs).flags & k_flag_absent) w_.key("customStateAbsent").boolean(true);
     }
-    if (NodeId t = doc.child(root, k_trailing); t != k_no_node) {
-        out_ += ",\n  \"trailing\": "sv;
-        append_json_bytes(out_, doc.value(t));
-    }
-    if (NodeId c = doc.child(root, k_checksum); c != k_no_node) {
-        out_ += ",\n  \"checksum\": "sv;
-        append_json_string(out_, doc.value(c));
-    }
+    if (NodeId t = doc.child(root, k_trailing); t != k_no_node)
+        w_.key("trailing").bytes(doc.value(t));
+    if (NodeId c = doc.child(root, k_checksum); c != k_no_node)
+        w_.key("checksum").string(doc.value(c));
     if (doc.complete()) finish();
 }
 
 void JsonEmitter::finish() {
-    if (closed_) return;
+    if (!open_) return;
     close_entities();
-    if (!complete_) out_ += k_json_incomplete;
-    out_ += "\n}\n"sv;
-    closed_ = true;
+    if (!complete_) w_.key("complete").boolean(false);
+    w_.end_object();
+    out_ += '\n';
+    open_ = false;
 }
 
 } // namespace

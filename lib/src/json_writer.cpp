@@ -9,21 +9,27 @@
 
 namespace sparksave::inline SPARKSAVE_ABI {
 
+namespace {
+// A separator and up to 64 spaces of indentation, for one append.
+constexpr std::string_view k_lines =
+    ",\n                                                                ";
+} // namespace
+
 void JsonWriter::indent(std::size_t level) {
     out_.append((static_cast<std::size_t>(base_depth_) + level) * 2, ' ');
 }
 
 void JsonWriter::block_separator(const Level& level) {
+    const std::size_t spaces = (static_cast<std::size_t>(base_depth_) + level.line) * 2;
+    if (spaces + 2 <= k_lines.size()) {
+        if (level.empty)
+            out_.append(k_lines.data() + 1, 1 + spaces);
+        else
+            out_.append(k_lines.data(), 2 + spaces);
+        return;
+    }
     out_ += level.empty ? "\n" : ",\n";
     indent(level.line);
-}
-
-void JsonWriter::open(char bracket, Layout layout) {
-    before_value();
-    out_ += bracket;
-    const bool block = layout == Layout::block;
-    const std::size_t line = levels_.empty() ? 0 : levels_.back().line;
-    levels_.push_back(Level{block, true, block ? line + 1 : line});
 }
 
 void JsonWriter::close(char bracket) {
@@ -31,8 +37,13 @@ void JsonWriter::close(char bracket) {
     const Level level = levels_.back();
     levels_.pop_back();
     if (level.block && !level.empty) {
-        out_ += '\n';
-        indent(level.line - 1);
+        const std::size_t spaces = (static_cast<std::size_t>(base_depth_) + level.line - 1) * 2;
+        if (spaces + 2 <= k_lines.size()) {
+            out_.append(k_lines.data() + 1, 1 + spaces);
+        } else {
+            out_ += '\n';
+            indent(level.line - 1);
+        }
     }
     out_ += bracket;
 }
@@ -51,6 +62,32 @@ void JsonWriter::string(std::string_view utf8) {
 void JsonWriter::bytes(std::string_view bytes) {
     before_value();
     append_json_bytes(out_, bytes);
+}
+
+void JsonWriter::pair(std::string_view a, std::string_view b) {
+    // The common case in one append: two short strings with nothing to escape or validate.
+    constexpr std::size_t k_short_pair = 192;
+    if (!after_key_ && !levels_.empty() && a.size() + b.size() <= k_short_pair &&
+        plain_prefix(a) == a.size() && plain_prefix(b) == b.size()) {
+        char piece[k_short_pair + k_max_separator + 8];
+        std::size_t n = separator(piece);
+        if (n != k_no_room) {
+            piece[n++] = '[';
+            n = quoted(piece, n, a);
+            piece[n++] = ',';
+            piece[n++] = ' ';
+            n = quoted(piece, n, b);
+            piece[n++] = ']';
+            out_.append(piece, n);
+            return;
+        }
+    }
+    before_value();
+    out_ += '[';
+    append_json_bytes(out_, a);
+    out_.append(", ", 2);
+    append_json_bytes(out_, b);
+    out_ += ']';
 }
 
 void JsonWriter::boolean(bool value) {

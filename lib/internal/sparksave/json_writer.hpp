@@ -10,6 +10,7 @@
 #include <charconv>
 #include <concepts>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,29 +43,16 @@ class JsonWriter {
 
     // An object member's name (UTF-8 text: escaped, never base64); its value follows.
     JsonWriter& key(std::string_view utf8) {
-        // The common case in one append: a short ASCII name with nothing to escape, in an
-        // inline object (the separator, the quoted name and ": ").
-        if (!after_key_ && !levels_.empty() && !levels_.back().block && utf8.size() <= 48) {
-            bool plain = true;
-            for (const char c : utf8) {
-                const auto u = static_cast<unsigned char>(c);
-                plain &= u >= 0x20 && u < 0x7F && c != '"' && c != '\\';
-            }
-            if (plain) {
-                char piece[56];
-                std::size_t n = 0;
-                if (!levels_.back().empty) {
-                    piece[n++] = ',';
-                    piece[n++] = ' ';
-                }
-                piece[n++] = '"';
-                utf8.copy(piece + n, utf8.size());
-                n += utf8.size();
-                piece[n++] = '"';
+        // The common case in one append: the separator, a short ASCII name with nothing to
+        // escape, and ": ".
+        if (!after_key_ && !levels_.empty() && utf8.size() <= k_short && plain_name(utf8)) {
+            char piece[k_short + k_max_separator + 4];
+            std::size_t n = separator(piece);
+            if (n != k_no_room) {
+                n = quoted(piece, n, utf8);
                 piece[n++] = ':';
                 piece[n++] = ' ';
                 out_.append(piece, n);
-                levels_.back().empty = false;
                 after_key_ = true;
                 return *this;
             }
@@ -77,6 +65,8 @@ class JsonWriter {
 
     void string(std::string_view utf8); // UTF-8 text (escape.hpp append_json_string)
     void bytes(std::string_view bytes); // bytes: a string when UTF-8, else {"base64": ...}
+    // `[a, b]` on one line, each as bytes(): a key-value pair of a lossless dump.
+    void pair(std::string_view a, std::string_view b);
     void boolean(bool value);
     void null();
     template <std::integral T>
@@ -99,6 +89,7 @@ class JsonWriter {
     std::size_t depth() const noexcept { return levels_.size(); }
 
   private:
+    static constexpr std::size_t k_short_key = 48, k_short_indent = 24;
     struct Level {
         bool block;
         bool empty;
@@ -107,7 +98,13 @@ class JsonWriter {
         // below that line, not a level per container open.
         std::size_t line;
     };
-    void open(char bracket, Layout layout);
+    void open(char bracket, Layout layout) {
+        before_value();
+        out_ += bracket;
+        const bool block = layout == Layout::block;
+        const std::size_t line = levels_.empty() ? 0 : levels_.back().line;
+        levels_.push_back(Level{block, true, block ? line + 1 : line});
+    }
     void close(char bracket);
     // Before each value: the separator from the previous member (", " inline, ",\n" and the
     // indentation in a block), nothing after a key or for the first value of the document.
@@ -124,6 +121,49 @@ class JsonWriter {
             out_.append(", ", 2);
         }
         level.empty = false;
+    }
+    // The separator before_value() appends, into `piece` (its length), when it is the next
+    // member of an open container and its indentation fits k_max_separator; else k_no_room and
+    // nothing is changed. For the fast paths that write a whole member in one append.
+    static constexpr std::size_t k_short = 64, k_max_separator = 2 + 40,
+                                 k_no_room = ~std::size_t{0};
+    std::size_t separator(char* piece) {
+        Level& level = levels_.back();
+        std::size_t n = 0;
+        if (level.block) {
+            const std::size_t spaces = (static_cast<std::size_t>(base_depth_) + level.line) * 2;
+            if (spaces + 2 > k_max_separator) return k_no_room;
+            if (!level.empty) piece[n++] = ',';
+            piece[n++] = '\n';
+            // All k_max_separator - 2 spaces in one fixed-size copy; only `spaces` are kept.
+            std::memcpy(piece + n, k_spaces, k_max_separator - 2);
+            n += spaces;
+        } else if (!level.empty) {
+            piece[n++] = ',';
+            piece[n++] = ' ';
+        }
+        level.empty = false;
+        return n;
+    }
+    static constexpr char k_spaces[k_max_separator - 2] = {
+        ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+        ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ',
+        ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+    // `"text"` at piece[n] (text that needs no escaping); the length after it.
+    static std::size_t quoted(char* piece, std::size_t n, std::string_view text) noexcept {
+        piece[n++] = '"';
+        text.copy(piece + n, text.size());
+        n += text.size();
+        piece[n++] = '"';
+        return n;
+    }
+    static bool plain_name(std::string_view utf8) noexcept {
+        bool plain = true;
+        for (const char c : utf8) {
+            const auto u = static_cast<unsigned char>(c);
+            plain &= u >= 0x20 && u < 0x7F && c != '"' && c != '\\';
+        }
+        return plain;
     }
     void block_separator(const Level& level);
     void escaped_key(std::string_view utf8);
