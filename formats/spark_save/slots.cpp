@@ -1,6 +1,7 @@
 // The engine's save slots on disk (formats/README.md §1.7): list_slots, write_slot, load_slot of
 // sparksave/save_file.hpp, on the engine-facing reader (SaveView, read_metadata: save_file.cpp),
 // the slot-file names (slot_names.cpp) and the atomic write (file_io.hpp).
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "api.hpp"
@@ -14,6 +15,7 @@
 
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -41,14 +43,66 @@ Error bad_slot_name(std::string_view slot) {
                                   display(slot, true)));
 }
 
-// The file's bytes when the engine loads them (SaveView::parse, Accept::engine).
-Result<std::string> loadable(const fs::path& path) {
+// What one of a slot's files is to load_slot (formats/README.md §1.7, with §1.4-1.6).
+struct Revision {
+    enum class Kind {
+        loads,       // the engine loads it: as it is (v3, v4), or after upgrade() (v1, v2)
+        newer_build, // a save of a newer build (a version above 4 that is no damaged v4)
+        refused,     // anything else: missing, unreadable, damaged, or refused by the rules
+    };
+    Kind kind = Kind::refused;
+    std::string bytes; // when it loads
+    Error error;       // when it does not
+    std::uint32_t version = 0;
+};
+
+// The version a refused file declares when it is a newer build's save, else 0. 1.5: the reader
+// tells a version above 4 whose trailer verifies as v4 (damaged_version, corruption) from one
+// whose does not (unsupported_version); only the second is a newer format. Version 0 is no
+// build's.
+std::uint32_t newer_build_version(std::string_view bytes, const Error& refusal) {
+    if (refusal.code != ErrorCode::unsupported_version || bytes.size() < 8) return 0;
+    const std::uint32_t version = load_u32(bytes, 4);
+    return version > k_current_version ? version : 0;
+}
+
+Error newer_build_error(const fs::path& path, std::uint32_t version, std::string_view then) {
+    return make_error(ErrorCode::unsupported_version,
+                      fmt::format("{}: expected a save of version 1 to {}, found version {}: a "
+                                  "save of a newer build (v{}), {}",
+                                  display(path.string(), true), k_current_version, version, version,
+                                  then),
+                      4, "version");
+}
+
+Revision examine(const fs::path& path) {
+    Revision r;
     auto source = read_file(path, k_max_file_size);
-    if (!source) return with_path(std::move(source).error(), path);
+    if (!source) {
+        r.error = with_path(std::move(source).error(), path);
+        return r;
+    }
     const std::string_view bytes = (*source)->view();
-    auto view = SaveView::parse(as_save_bytes(bytes));
-    if (!view) return std::move(view).error();
-    return std::string(bytes);
+    // 1.4: a v1/v2 save is read by its own version's rules; the engine loads it once migrated
+    // (1.6), which upgrade() does in memory. Its caller upgrade()s the bytes load_slot returns.
+    auto view = SaveView::parse(as_save_bytes(bytes), Accept::any_version);
+    if (!view) {
+        r.error = std::move(view).error();
+        if ((r.version = newer_build_version(bytes, r.error)) != 0)
+            r.kind = Revision::Kind::newer_build;
+        return r;
+    }
+    r.version = view->metadata().version;
+    if (r.version < k_oldest_loadable) {
+        auto upgraded = upgrade(as_save_bytes(bytes));
+        if (!upgraded) {
+            r.error = std::move(upgraded).error();
+            return r;
+        }
+    }
+    r.kind = Revision::Kind::loads;
+    r.bytes = std::string(bytes);
+    return r;
 }
 
 } // namespace
@@ -83,11 +137,25 @@ Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
         info.slot = slot;
         info.role = slot_role(slot, &info.autosave_index);
         info.path = slot_path(dir, slot);
+        // The header and the metadata block of each file only (read_metadata): no CRC-32, no
+        // entities; load_slot checks the whole file.
         info.metadata = files.primary
                             ? read_metadata(info.path)
                             : Result<Metadata>(io_error_at(info.path, "cannot open", ENOENT));
+        if (!info.metadata && info.metadata.error().code == ErrorCode::unsupported_version) {
+            // 1.5: a version above 4 is a newer build's save or a damaged v4 one; only the
+            // whole file's CRC-32 tells which (such files are rare: the cost is theirs).
+            Revision primary = examine(info.path);
+            if (primary.kind == Revision::Kind::newer_build)
+                info.metadata = newer_build_error(
+                    info.path, primary.version,
+                    "whose metadata this build does not read: load it with that build "
+                    "(load_slot refuses it and does not use the backup instead)");
+            else if (primary.kind == Revision::Kind::refused)
+                info.metadata = std::move(primary.error);
+        }
         info.has_backup = files.backup;
-        info.backup_loads = files.backup && loadable(slot_path(dir, slot, ".bak")).has_value();
+        info.backup_loads = files.backup && read_metadata(slot_path(dir, slot, ".bak")).has_value();
         info.stale_tmp = files.temp;
         out.push_back(std::move(info));
     }
@@ -106,16 +174,28 @@ Result<void> write_slot(const fs::path& dir, std::string_view slot, std::string_
                           4, "version");
     const fs::path primary = slot_path(dir, slot);
     const fs::path backup = slot_path(dir, slot, ".bak");
+    // The current primary, read before any file is touched: a newer build's save is not
+    // replaced (the player's progress in it would be lost; the engine refuses too); one that
+    // loads becomes the backup; any other is corruption, replaced and not kept.
+    std::optional<Revision> current;
+    std::error_code ec;
+    if (fs::is_regular_file(primary, ec)) {
+        current = examine(primary);
+        if (current->kind == Revision::Kind::newer_build)
+            return newer_build_error(
+                primary, current->version,
+                fmt::format("not overwritten (nor kept as the backup {}): load it with that "
+                            "build, or delete it to discard it",
+                            display(backup.filename().string(), true)));
+    }
     AtomicWriteOptions options;
     options.temporary = slot_path(dir, slot, ".tmp");
     // Between the temporary file's fsync and its rename (AtomicFile calls verify there): the
     // current primary, when it loads, becomes the backup.
     options.verify = [&](std::string_view) -> Result<void> {
-        std::error_code ec;
-        if (!fs::is_regular_file(primary, ec)) return {};
-        auto current = loadable(primary);
-        if (!current) return {}; // not a good revision: the backup there stays
-        if (auto r = write_file_atomic(backup, *current); !r)
+        if (!current || current->kind != Revision::Kind::loads)
+            return {}; // not a good revision: the backup there stays
+        if (auto r = write_file_atomic(backup, current->bytes); !r)
             return with_path(std::move(r).error(), backup);
         return {};
     };
@@ -130,18 +210,25 @@ Result<void> write_slot(const fs::path& dir, std::string_view slot, std::string_
 Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* used_backup) {
     if (used_backup) *used_backup = false;
     if (!is_valid_slot_name(slot)) return bad_slot_name(slot);
-    auto primary = loadable(slot_path(dir, slot));
-    if (primary) return primary;
-    auto backup = loadable(slot_path(dir, slot, ".bak"));
-    if (backup) {
+    const fs::path backup_path = slot_path(dir, slot, ".bak");
+    Revision primary = examine(slot_path(dir, slot));
+    if (primary.kind == Revision::Kind::loads) return std::move(primary.bytes);
+    if (primary.kind == Revision::Kind::newer_build)
+        return newer_build_error(
+            slot_path(dir, slot), primary.version,
+            fmt::format("not loaded: load it with that build; the backup {} is an older "
+                        "revision and is not loaded instead (a save over it would lose the "
+                        "newer one)",
+                        display(backup_path.filename().string(), true)));
+    Revision backup = examine(backup_path);
+    if (backup.kind == Revision::Kind::loads) {
         if (used_backup) *used_backup = true;
-        return backup;
+        return std::move(backup.bytes);
     }
-    Error e = std::move(primary).error();
+    Error e = std::move(primary.error);
     e.message += fmt::format(
-        " (and the backup {}: {})", display(slot_path(dir, slot, ".bak").filename().string(), true),
-        backup.error().code == ErrorCode::io_error ? backup.error().message
-                                                   : backup.error().describe());
+        " (and the backup {}: {})", display(backup_path.filename().string(), true),
+        backup.error.code == ErrorCode::io_error ? backup.error.message : backup.error.describe());
     return e;
 }
 
