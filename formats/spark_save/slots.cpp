@@ -56,9 +56,10 @@ struct Revision {
     std::uint32_t version = 0;
 };
 
-// The version a refused file declares when it is a newer build's save, else 0. 1.5: the reader
-// tells a version above 4 whose trailer verifies as v4 (damaged_version, corruption) from one
-// whose does not (unsupported_version); only the second is a newer format. Version 0 is no
+// The version a refused file declares when it is a newer build's save, else 0. formats/README.md
+// §1.5: a version above 4 whose trailer verifies as v4 is corruption (the reader's
+// damaged_version), one whose trailer does not is a newer format (unsupported_version); the
+// engine draws the same line (SaveFileCodec.cpp, IsNewerFormatSaveBytes). Version 0 is no
 // build's.
 std::uint32_t newer_build_version(std::string_view bytes, const Error& refusal) {
     if (refusal.code != ErrorCode::unsupported_version || bytes.size() < 8) return 0;
@@ -68,13 +69,14 @@ std::uint32_t newer_build_version(std::string_view bytes, const Error& refusal) 
 
 Error newer_build_error(const fs::path& path, std::uint32_t version, std::string_view then) {
     return make_error(ErrorCode::unsupported_version,
-                      fmt::format("{}: expected a save of version 1 to {}, found version {}: a "
-                                  "save of a newer build (v{}), {}",
-                                  display(path.string(), true), k_current_version, version, version,
-                                  then),
+                      fmt::format("{}: expected a save of version 1 to {}, found version {}, "
+                                  "a newer build's save: {}",
+                                  display(path.string(), true), k_current_version, version, then),
                       4, "version");
 }
 
+// Reads the whole file at `path` and says whether it loads (formats/README.md §1.4-1.6: every
+// rule of its version, the v4 CRC-32 and the damaged-version test included).
 Revision examine(const fs::path& path) {
     Revision r;
     auto source = read_file(path, k_max_file_size);

@@ -1073,7 +1073,7 @@ TEST_CASE("slots: a save of a newer build is neither overwritten nor passed over
     CHECK(loaded.error().offset == 4);
     CHECK(loaded.error().path == "version");
     CHECK(contains(loaded.error().message, "s.spark_save"));
-    CHECK(contains(loaded.error().message, "v5"));
+    CHECK(contains(loaded.error().message, "version 5"));
     CHECK(contains(loaded.error().message, "newer build"));
     CHECK(contains(loaded.error().message, "s.spark_save.bak"));
 
@@ -1082,7 +1082,7 @@ TEST_CASE("slots: a save of a newer build is neither overwritten nor passed over
     REQUIRE_FALSE(written.has_value());
     CHECK(written.error().code == ErrorCode::unsupported_version);
     CHECK(contains(written.error().message, "s.spark_save"));
-    CHECK(contains(written.error().message, "v5"));
+    CHECK(contains(written.error().message, "version 5"));
     CHECK(test::read_bytes(primary) == newer);
     CHECK(test::read_bytes(backup) == older);
     CHECK_FALSE(fs::exists(tmp));
@@ -1135,7 +1135,7 @@ TEST_CASE("slots: a v4 save whose version field alone was damaged is corruption,
     auto refused = ss::write_slot(dir.path, "s", v4_save("x"));
     REQUIRE_FALSE(refused.has_value());
     CHECK(refused.error().code == ErrorCode::unsupported_version);
-    CHECK(contains(refused.error().message, "v6"));
+    CHECK(contains(refused.error().message, "version 6"));
     CHECK(test::read_bytes(primary) == short_newer);
     // Version 0 is no build's: corruption, replaced.
     test::write_bytes(primary, with_version(v4_save("zero"), 0, true));

@@ -201,7 +201,7 @@ struct SlotInfo {
     // read_metadata of the primary (or its error): the header and the metadata block only, so
     // a v4 file whose CRC-32 fails further on still shows its metadata (load_slot then falls
     // back to the backup). A version above 4 is the exception, told apart by the whole file's
-    // CRC-32: a newer build's save (unsupported_version, "a save of a newer build (vN)") or a
+    // CRC-32: a newer build's save (unsupported_version, "... a newer build's save ...") or a
     // damaged v4 one (damaged_version). Metadata::version may be 1 or 2: load_slot returns such
     // a file, to upgrade() in memory.
     Result<Metadata> metadata = Metadata{};
