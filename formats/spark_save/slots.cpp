@@ -1,49 +1,237 @@
-// The files of a save directory (formats/README.md §1.7): which name is a slot's save, the engine's
-// backup of it, or its interrupted write.
+// The engine's save slots on disk (formats/README.md §1.7): list_slots, write_slot, load_slot of
+// sparksave/save_file.hpp, on the engine-facing reader (SaveView, read_metadata: save_file.cpp),
+// the slot-file names (slot_names.cpp) and the atomic write (file_io.hpp).
+#include "rules.hpp"
+#include "spec.hpp"
+
 #include "api.hpp"
+#include "io_errors.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
 #include "sparksave/save_file.hpp"
 #include "sparksave/version.hpp"
 
-#include <charconv>
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <map>
+#include <optional>
+#include <system_error>
+
+namespace fs = std::filesystem;
 
 namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 
-SlotFile slot_file_kind(std::string_view name) noexcept {
-    // The slot is the stem before the suffix, even an empty one (not a valid slot name, but
-    // still a file the engine's naming made).
-    if (name.ends_with(".spark_save.bak")) return SlotFile::backup;
-    if (name.ends_with(".spark_save.tmp")) return SlotFile::temp;
-    if (name.ends_with(".spark_save")) return SlotFile::primary;
-    return SlotFile::other;
+// --- Slots (formats/README.md §1.7)
+// ---------------------------------------------------------------
+
+namespace {
+
+constexpr std::string_view k_primary_suffix = ".spark_save";
+
+fs::path slot_path(const fs::path& dir, std::string_view slot, std::string_view extra = {}) {
+    std::string name(slot);
+    name += k_primary_suffix;
+    name += extra;
+    return dir / name;
 }
 
-} // namespace sparksave::spark_save
-
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
-
-bool is_valid_slot_name(std::string_view slot) noexcept {
-    // formats/README.md §1.7: 1-64 characters of [A-Za-z0-9_-].
-    if (slot.empty() || slot.size() > 64) return false;
-    for (const char c : slot)
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '-'))
-            return false;
-    return true;
+Error bad_slot_name(std::string_view slot) {
+    return make_error(ErrorCode::bad_usage,
+                      fmt::format("expected a slot name of 1 to 64 characters A-Z a-z 0-9 _ -, "
+                                  "found {}",
+                                  display(slot, true)));
 }
 
-SlotRole slot_role(std::string_view slot, int* autosave_index) noexcept {
-    // 1.7: the reserved slots `__quicksave` and `__autosave_0` .. `__autosave_{N-1}`.
-    if (autosave_index) *autosave_index = -1;
-    constexpr std::string_view k_autosave = "__autosave_";
-    if (slot == "__quicksave") return SlotRole::quicksave;
-    if (!slot.starts_with(k_autosave)) return SlotRole::user;
-    const std::string_view n = slot.substr(k_autosave.size());
-    int index = 0;
-    auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), index);
-    if (n.empty() || ec != std::errc() || p != n.data() + n.size() || index < 0)
-        return SlotRole::user;
-    if (autosave_index) *autosave_index = index;
-    return SlotRole::autosave;
+// What one of a slot's files is to load_slot (formats/README.md §1.7, with §1.4-1.6).
+struct Revision {
+    enum class Kind {
+        loads,       // the engine loads it: as it is (v3, v4), or after upgrade() (v1, v2)
+        newer_build, // a save of a newer build (a version above 4 that is no damaged v4)
+        refused,     // anything else: missing, unreadable, damaged, or refused by the rules
+    };
+    Kind kind = Kind::refused;
+    std::string bytes; // when it loads
+    Error error;       // when it does not
+    std::uint32_t version = 0;
+};
+
+// The version a refused file declares when it is a newer build's save, else 0. formats/README.md
+// §1.5: a version above 4 whose trailer verifies as v4 is corruption (the reader's
+// damaged_version), one whose trailer does not is a newer format (unsupported_version); the
+// engine draws the same line (SaveFileCodec.cpp, IsNewerFormatSaveBytes). Version 0 is no
+// build's.
+std::uint32_t newer_build_version(std::string_view bytes, const Error& refusal) {
+    if (refusal.code != ErrorCode::unsupported_version || bytes.size() < 8) return 0;
+    const std::uint32_t version = load_u32(bytes, 4);
+    return version > k_current_version ? version : 0;
+}
+
+Error newer_build_error(const fs::path& path, std::uint32_t version, std::string_view then) {
+    return make_error(ErrorCode::unsupported_version,
+                      fmt::format("{}: expected a save of version 1 to {}, found version {}, "
+                                  "a newer build's save: {}",
+                                  display(path.string(), true), k_current_version, version, then),
+                      4, "version");
+}
+
+// Reads the whole file at `path` and says whether it loads (formats/README.md §1.4-1.6: every
+// rule of its version, the v4 CRC-32 and the damaged-version test included).
+Revision examine(const fs::path& path) {
+    Revision r;
+    auto source = read_file(path, k_max_file_size);
+    if (!source) {
+        r.error = with_path(std::move(source).error(), path);
+        return r;
+    }
+    const std::string_view bytes = (*source)->view();
+    // 1.4: a v1/v2 save is read by its own version's rules; the engine loads it once migrated
+    // (1.6), which upgrade() does in memory. Its caller upgrade()s the bytes load_slot returns.
+    auto view = SaveView::parse(as_save_bytes(bytes), Accept::any_version);
+    if (!view) {
+        r.error = std::move(view).error();
+        if ((r.version = newer_build_version(bytes, r.error)) != 0)
+            r.kind = Revision::Kind::newer_build;
+        return r;
+    }
+    r.version = view->metadata().version;
+    if (r.version < k_oldest_loadable) {
+        auto upgraded = upgrade(as_save_bytes(bytes));
+        if (!upgraded) {
+            r.error = std::move(upgraded).error();
+            return r;
+        }
+    }
+    r.kind = Revision::Kind::loads;
+    r.bytes = std::string(bytes);
+    return r;
+}
+
+} // namespace
+
+Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) return io_error_at(dir, "cannot list the save directory", ec.value());
+    struct Files {
+        bool primary = false, backup = false, temp = false;
+    };
+    std::map<std::string, Files> slots;
+    for (; it != fs::directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        const std::string name = it->path().filename().string();
+        std::string_view stem = name;
+        const SlotFile kind = slot_file_kind(name); // 1.7, the one place of the rule
+        if (kind == SlotFile::other) continue;
+        if (kind != SlotFile::primary) stem.remove_suffix(4); // ".bak", ".tmp"
+        stem.remove_suffix(k_primary_suffix.size());
+        if (!is_valid_slot_name(stem)) continue;
+        Files& f = slots[std::string(stem)];
+        f.primary |= kind == SlotFile::primary;
+        f.backup |= kind == SlotFile::backup;
+        f.temp |= kind == SlotFile::temp;
+    }
+    if (ec) return io_error_at(dir, "cannot list the save directory", ec.value());
+    std::vector<SlotInfo> out;
+    out.reserve(slots.size());
+    for (auto& [slot, files] : slots) {
+        SlotInfo info;
+        info.slot = slot;
+        info.role = slot_role(slot, &info.autosave_index);
+        info.path = slot_path(dir, slot);
+        // The header and the metadata block of each file only (read_metadata): no CRC-32, no
+        // entities; load_slot checks the whole file.
+        info.metadata = files.primary
+                            ? read_metadata(info.path)
+                            : Result<Metadata>(io_error_at(info.path, "cannot open", ENOENT));
+        if (!info.metadata && info.metadata.error().code == ErrorCode::unsupported_version) {
+            // 1.5: a version above 4 is a newer build's save or a damaged v4 one; only the
+            // whole file's CRC-32 tells which (such files are rare: the cost is theirs).
+            Revision primary = examine(info.path);
+            if (primary.kind == Revision::Kind::newer_build)
+                info.metadata = newer_build_error(
+                    info.path, primary.version,
+                    "whose metadata this build does not read: load it with that build "
+                    "(load_slot refuses it and does not use the backup instead)");
+            else if (primary.kind == Revision::Kind::refused)
+                info.metadata = std::move(primary.error);
+        }
+        info.has_backup = files.backup;
+        info.backup_loads = files.backup && read_metadata(slot_path(dir, slot, ".bak")).has_value();
+        info.stale_tmp = files.temp;
+        out.push_back(std::move(info));
+    }
+    return out;
+}
+
+Result<void> write_slot(const fs::path& dir, std::string_view slot, std::string_view bytes) {
+    if (!is_valid_slot_name(slot)) return bad_slot_name(slot);
+    auto view = SaveView::parse(as_save_bytes(bytes));
+    if (!view) return std::move(view).error();
+    if (view->metadata().version != k_current_version)
+        return make_error(ErrorCode::needs_migration,
+                          fmt::format("expected a v{} save (the version the engine writes), found "
+                                      "v{}: upgrade() it first",
+                                      k_current_version, view->metadata().version),
+                          4, "version");
+    const fs::path primary = slot_path(dir, slot);
+    const fs::path backup = slot_path(dir, slot, ".bak");
+    // The current primary, read before any file is touched: a newer build's save is not
+    // replaced (the player's progress in it would be lost; the engine refuses too); one that
+    // loads becomes the backup; any other is corruption, replaced and not kept.
+    std::optional<Revision> current;
+    std::error_code ec;
+    if (fs::is_regular_file(primary, ec)) {
+        current = examine(primary);
+        if (current->kind == Revision::Kind::newer_build)
+            return newer_build_error(
+                primary, current->version,
+                fmt::format("not overwritten (nor kept as the backup {}): load it with that "
+                            "build, or delete it to discard it",
+                            display(backup.filename().string(), true)));
+    }
+    AtomicWriteOptions options;
+    options.temporary = slot_path(dir, slot, ".tmp");
+    // Between the temporary file's fsync and its rename (AtomicFile calls verify there): the
+    // current primary, when it loads, becomes the backup.
+    options.verify = [&](std::string_view) -> Result<void> {
+        if (!current || current->kind != Revision::Kind::loads)
+            return {}; // not a good revision: the backup there stays
+        if (auto r = write_file_atomic(backup, current->bytes); !r)
+            return with_path(std::move(r).error(), backup);
+        return {};
+    };
+    auto file = AtomicFile::create(primary, options);
+    if (!file) return with_path(std::move(file).error(), primary);
+    if (auto r = (*file)->write(bytes); !r) return with_path(std::move(r).error(), primary);
+    auto committed = (*file)->commit();
+    if (!committed) return with_path(std::move(committed).error(), primary);
+    return {};
+}
+
+Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* used_backup) {
+    if (used_backup) *used_backup = false;
+    if (!is_valid_slot_name(slot)) return bad_slot_name(slot);
+    const fs::path backup_path = slot_path(dir, slot, ".bak");
+    Revision primary = examine(slot_path(dir, slot));
+    if (primary.kind == Revision::Kind::loads) return std::move(primary.bytes);
+    if (primary.kind == Revision::Kind::newer_build)
+        return newer_build_error(
+            slot_path(dir, slot), primary.version,
+            fmt::format("not loaded: load it with that build; the backup {} is an older "
+                        "revision and is not loaded instead (a save over it would lose the "
+                        "newer one)",
+                        display(backup_path.filename().string(), true)));
+    Revision backup = examine(backup_path);
+    if (backup.kind == Revision::Kind::loads) {
+        if (used_backup) *used_backup = true;
+        return std::move(backup.bytes);
+    }
+    Error e = std::move(primary.error);
+    e.message += fmt::format(
+        " (and the backup {}: {})", display(backup_path.filename().string(), true),
+        backup.error.code == ErrorCode::io_error ? backup.error.message : backup.error.describe());
+    return e;
 }
 
 } // namespace sparksave::spark_save

@@ -43,10 +43,16 @@ int main(int argc, char** argv) {
             std::printf("%s: %s, %s, %.1f s\n", slot.slot.c_str(), slot.metadata->save_name.c_str(),
                         slot.metadata->scene_name.c_str(), slot.metadata->play_time);
 
-    // The primary, or its backup when the primary is damaged.
+    // The primary, or its backup when the primary is damaged. An old build's v1/v2 save is
+    // returned as it is: upgrade it in memory.
     bool used_backup = false;
     auto loaded = ss::load_slot(dir, "slot1", &used_backup);
     if (!loaded) return fail("not loaded", loaded.error());
+    if (auto head = ss::read_metadata(ss::as_save_bytes(*loaded));
+        head && head->version < ss::k_oldest_loadable) {
+        loaded = ss::upgrade(ss::as_save_bytes(*loaded));
+        if (!loaded) return fail("not upgraded", loaded.error());
+    }
     auto view = ss::SaveView::parse(ss::as_save_bytes(*loaded));
     if (!view) return fail("not loaded", view.error());
     for (const ss::Entity& entity : view->entities()) {

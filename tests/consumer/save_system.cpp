@@ -3,9 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <iterator>
-#include <optional>
 #include <system_error>
 
 namespace engine {
@@ -15,48 +12,6 @@ using sparksave::ErrorCode;
 using sparksave::make_error;
 
 namespace {
-
-constexpr std::uintmax_t k_max_save_bytes = std::uintmax_t{1} << 30; // larger: not a save
-
-Result<std::string> read_whole(const fs::path& path) {
-    std::error_code ec;
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (ec)
-        return make_error(ErrorCode::io_error, path.string() + ": cannot read: " + ec.message());
-    if (size > k_max_save_bytes)
-        return make_error(ErrorCode::too_large, path.string() +
-                                                    ": expected a save of at most 1 GiB, found " +
-                                                    std::to_string(size) + " bytes");
-    std::ifstream in(path, std::ios::binary);
-    std::string bytes(static_cast<std::size_t>(size), '\0');
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
-        return make_error(ErrorCode::io_error, path.string() + ": cannot read");
-    return bytes;
-}
-
-// The version a `<slot>.spark_save` declares when it is above the current one and the file is
-// not a damaged v4 save (formats/README.md §1.5: a trailer that verifies with version 4 makes it
-// corruption), else 0. A save of a newer build is neither overwritten nor passed over for its
-// older backup: the engine refuses both.
-std::uint32_t newer_version(const fs::path& path) {
-    auto head = ss::read_metadata(path);
-    if (head || head.error().code != ErrorCode::unsupported_version) return 0;
-    auto bytes = read_whole(path);
-    if (!bytes || bytes->size() < 8) return 0;
-    auto view = ss::SaveView::parse(ss::as_save_bytes(*bytes), ss::Accept::any_version);
-    if (view || view.error().code != ErrorCode::unsupported_version) return 0;
-    const auto* h = reinterpret_cast<const unsigned char*>(bytes->data());
-    const std::uint32_t v = h[4] | h[5] << 8 | h[6] << 16 | std::uint32_t{h[7]} << 24;
-    return v > ss::k_current_version ? v : 0;
-}
-
-Result<void> newer_build(const fs::path& path, std::uint32_t version, const char* what) {
-    return make_error(ErrorCode::unsupported_version,
-                      path.string() + ": " + what + ": it is a v" + std::to_string(version) +
-                          " save of a newer build (this one writes v" +
-                          std::to_string(ss::k_current_version) + ")",
-                      4, "version");
-}
 
 World to_world(const ss::SaveView& view) {
     World world;
@@ -130,8 +85,7 @@ Result<void> SaveSystem::Save(std::string_view slot, const World& world,
     for (const auto& [key, value] : world.custom_state) writer.custom(key, value);
     auto bytes = writer.finish();
     if (!bytes) return std::move(bytes).error();
-    if (const std::uint32_t v = newer_version(file(slot)))
-        return newer_build(file(slot), v, "not overwritten");
+    // write_slot refuses to replace a newer build's save (unsupported_version), as the engine.
     std::error_code ec;
     fs::create_directories(dir_, ec);
     if (ec)
@@ -145,33 +99,23 @@ Result<void> SaveSystem::Load(std::string_view slot, World& world, LoadInfo* inf
     LoadInfo& done = info ? *info : local;
     done = LoadInfo{};
     if (!ss::is_valid_slot_name(slot)) return bad_slot(slot);
-    // A save older than the engine loads (formats/README.md §1.4: v1, v2) is upgraded in memory;
-    // when that fails, the backup (if it loads) is the save.
-    if (const std::uint32_t v = newer_version(file(slot)))
-        return newer_build(file(slot), v, "not loaded, nor its older backup");
-    std::optional<sparksave::Error> upgrade_error;
-    const auto head = ss::read_metadata(file(slot));
-    if (head && head->version < ss::k_oldest_loadable) {
-        auto old = read_whole(file(slot));
-        auto upgraded = old.and_then([&](const std::string& bytes) {
-            return ss::upgrade(ss::as_save_bytes(bytes), &done.upgrade_notes);
-        });
-        if (upgraded) {
-            auto view = ss::SaveView::parse(ss::as_save_bytes(*upgraded));
-            if (!view) return std::move(view).error();
-            world = to_world(*view);
-            done.file_version = head->version;
-            return {};
-        }
-        upgrade_error = std::move(upgraded).error();
-        done.upgrade_notes.clear();
-    }
+    // The primary, or its backup when the primary does not load; a newer build's save is
+    // refused, its older backup not used instead (load_slot).
     auto bytes = ss::load_slot(dir_, slot, &done.used_backup);
-    if (!bytes) return upgrade_error ? *upgrade_error : std::move(bytes).error();
+    if (!bytes) return std::move(bytes).error();
+    auto head = ss::read_metadata(ss::as_save_bytes(*bytes));
+    if (!head) return std::move(head).error(); // load_slot checked it: not reached
+    done.file_version = head->version;
+    // A save older than the engine loads (formats/README.md §1.4: v1, v2) comes back as it is:
+    // upgraded here, in memory (the file on disk stays as it is until the next Save).
+    if (head->version < ss::k_oldest_loadable) {
+        auto upgraded = ss::upgrade(ss::as_save_bytes(*bytes), &done.upgrade_notes);
+        if (!upgraded) return std::move(upgraded).error(); // load_slot checked it: not reached
+        *bytes = std::move(*upgraded);
+    }
     auto view = ss::SaveView::parse(ss::as_save_bytes(*bytes));
     if (!view) return std::move(view).error(); // load_slot checked it: not reached
     world = to_world(*view);
-    done.file_version = view->metadata().version;
     return {};
 }
 
@@ -200,6 +144,8 @@ Result<std::vector<SlotEntry>> SaveSystem::GetSaveSlots() const {
         SlotEntry entry{s.slot, s.role, s.autosave_index, {}, false};
         if (s.metadata) {
             entry.metadata = std::move(*s.metadata);
+        } else if (s.metadata.error().code == ErrorCode::unsupported_version) {
+            continue; // a newer build's save: Load() refuses it, and does not use its backup
         } else if (s.backup_loads) {
             auto backup = ss::read_metadata(file(s.slot, ".bak"));
             if (!backup) continue;
@@ -221,7 +167,9 @@ Result<std::vector<SlotEntry>> SaveSystem::GetSaveSlots() const {
 Result<ss::Metadata> SaveSystem::GetSaveMetadata(std::string_view slot) const {
     if (!ss::is_valid_slot_name(slot)) return bad_slot(slot).error();
     auto primary = ss::read_metadata(file(slot));
-    if (primary) return primary;
+    // A version this build does not read (a newer build's save, or a damaged v4 one): not the
+    // backup's metadata, since Load() does not use the backup of a newer build's save.
+    if (primary || primary.error().code == ErrorCode::unsupported_version) return primary;
     auto backup = ss::read_metadata(file(slot, ".bak"));
     return backup ? backup : primary;
 }

@@ -297,7 +297,12 @@ void upgrade_old_saves(const fs::path& testdata, const fs::path& dir) {
         const std::string original = read_bytes(testdata / "spark_save" / "real" / "valid" /
                                                 (std::string(old.file) + ".spark_save"));
         CHECK(!original.empty(), "%s: not found under %s", old.file, testdata.c_str());
-        write_bytes(dir / (std::string(old.slot) + ".spark_save"), original);
+        // A good v4 backup beside it: the old primary, not the backup, is what Load() upgrades.
+        const fs::path primary = dir / (std::string(old.slot) + ".spark_save");
+        const fs::path backup = dir / (std::string(old.slot) + ".spark_save.bak");
+        CHECK_OK(saves.Save(old.slot, sample_world("a v4 backup"), metadata("backup", 9)));
+        write_bytes(backup, read_bytes(primary));
+        write_bytes(primary, original);
 
         World w;
         LoadInfo info;
@@ -332,10 +337,11 @@ void upgrade_old_saves(const fs::path& testdata, const fs::path& dir) {
         auto m = saves.GetSaveMetadata(old.slot);
         CHECK(m && m->version == old.version && same_metadata(*m, expected->metadata()), "%s",
               old.slot);
-        // The next save writes it as v4.
+        // The next save writes it as v4, and keeps the old file as the backup (it loads).
         CHECK_OK(saves.Save(old.slot, w, *m));
         auto now = saves.GetSaveMetadata(old.slot);
         CHECK(now && now->version == ss::k_current_version);
+        CHECK(read_bytes(backup) == original, "%s: the old save is not the backup", old.slot);
     }
     // v1 with screenshotless metadata: the v2 line is empty after the upgrade.
     auto m = saves.GetSaveMetadata("old_v1");

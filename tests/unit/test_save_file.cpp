@@ -8,6 +8,7 @@
 #include "support.hpp"
 
 #include "spark_save/api.hpp"
+#include "sparksave/crc32.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/save_file.hpp"
@@ -822,6 +823,24 @@ std::string v4_save(std::string_view name) {
     return *r;
 }
 
+// `save` with its version field set to `version`; `reseal`: its CRC-32 trailer recomputed over
+// the new bytes (the shape a newer build's save keeping the v4 envelope has, formats/README.md
+// §1.5), else left as it was (a v4 save whose version field alone was damaged).
+std::string with_version(std::string save, std::uint32_t version, bool reseal) {
+    REQUIRE(save.size() >= 12);
+    for (int i = 0; i < 4; ++i) save[4 + i] = static_cast<char>((version >> (8 * i)) & 0xff);
+    if (reseal) {
+        const std::uint32_t crc = crc32(std::string_view(save).substr(0, save.size() - 4));
+        for (int i = 0; i < 4; ++i)
+            save[save.size() - 4 + i] = static_cast<char>((crc >> (8 * i)) & 0xff);
+    }
+    return save;
+}
+
+bool contains(const std::string& text, std::string_view part) {
+    return text.find(part) != std::string::npos;
+}
+
 } // namespace
 
 TEST_CASE("slot names and roles") {
@@ -965,4 +984,208 @@ TEST_CASE("list_slots: roles, metadata, backups and stale temporary files") {
     REQUIRE_FALSE(gone.has_value());
     CHECK(gone.error().code == ErrorCode::io_error);
     CHECK(gone.error().message.find("missing") != std::string::npos);
+}
+
+TEST_CASE("load_slot: a v1/v2 primary that upgrade() takes is the save, not its .bak") {
+    TempDir dir;
+    const fs::path primary = dir.path / "old.spark_save";
+    const fs::path backup = dir.path / "old.spark_save.bak";
+    const std::string good = v4_save("backup");
+    for (const char* name : {"v1-screenshotless.spark_save", "v2-truncated-pair.spark_save"}) {
+        CAPTURE(name);
+        const std::string old = valid_save(name);
+        test::write_bytes(primary, old);
+        test::write_bytes(backup, good);
+        bool used_backup = true;
+        auto loaded = ss::load_slot(dir.path, "old", &used_backup);
+        REQUIRE(loaded.has_value());
+        CHECK(*loaded == old); // the file as it is: the caller upgrade()s it in memory
+        CHECK_FALSE(used_backup);
+        auto meta = ss::read_metadata(as_save_bytes(*loaded));
+        REQUIRE(meta.has_value());
+        CHECK(meta->version < ss::k_oldest_loadable);
+        auto upgraded = ss::upgrade(as_save_bytes(*loaded));
+        REQUIRE(upgraded.has_value());
+        CHECK(ss::SaveView::parse(as_save_bytes(*upgraded)).has_value());
+        auto slots = ss::list_slots(dir.path);
+        REQUIRE(slots.has_value());
+        REQUIRE(slots->size() == 1);
+        REQUIRE((*slots)[0].metadata.has_value());
+        CHECK((*slots)[0].metadata->version == meta->version);
+    }
+
+    // A v1 file its own reader takes but upgrade() refuses (duplicates the v4 rules refuse,
+    // formats/README.md §1.6): the engine cannot load it even after migration; the backup is
+    // the save.
+    test::write_bytes(primary, valid_save("v1-duplicates.spark_save"));
+    bool used_backup = false;
+    auto loaded = ss::load_slot(dir.path, "old", &used_backup);
+    REQUIRE(loaded.has_value());
+    CHECK(*loaded == good);
+    CHECK(used_backup);
+    // ... and with no backup, upgrade()'s refusal is the error.
+    fs::remove(backup);
+    auto none = ss::load_slot(dir.path, "old", &used_backup);
+    REQUIRE_FALSE(none.has_value());
+    CHECK_FALSE(used_backup);
+    CHECK(none.error().code ==
+          ss::upgrade(as_save_bytes(valid_save("v1-duplicates.spark_save"))).error().code);
+}
+
+TEST_CASE("write_slot: an old (v1/v2) primary that loads is kept as the .bak") {
+    TempDir dir;
+    const fs::path primary = dir.path / "old.spark_save";
+    const fs::path backup = dir.path / "old.spark_save.bak";
+    const std::string first = v4_save("first"), next = v4_save("next");
+    for (const char* name : {"v1-screenshotless.spark_save", "v2-truncated-pair.spark_save"}) {
+        CAPTURE(name);
+        const std::string old = valid_save(name);
+        test::write_bytes(primary, old);
+        test::write_bytes(backup, first);
+        REQUIRE(ss::write_slot(dir.path, "old", next).has_value());
+        CHECK(test::read_bytes(primary) == next);
+        CHECK(test::read_bytes(backup) == old);
+    }
+    // An old primary that does not load (upgrade() refuses it) is not kept: the last good
+    // backup stays.
+    test::write_bytes(primary, valid_save("v1-duplicates.spark_save"));
+    test::write_bytes(backup, first);
+    REQUIRE(ss::write_slot(dir.path, "old", next).has_value());
+    CHECK(test::read_bytes(primary) == next);
+    CHECK(test::read_bytes(backup) == first);
+}
+
+TEST_CASE("slots: a save of a newer build is neither overwritten nor passed over for its .bak") {
+    TempDir dir;
+    const fs::path primary = dir.path / "s.spark_save";
+    const fs::path backup = dir.path / "s.spark_save.bak";
+    const fs::path tmp = dir.path / "s.spark_save.tmp";
+    const std::string older = v4_save("older"), newer = with_version(v4_save("newer"), 5, true);
+    test::write_bytes(primary, newer);
+    test::write_bytes(backup, older);
+
+    // load_slot refuses it, naming the file and its version, and does not use the older backup.
+    bool used_backup = true;
+    auto loaded = ss::load_slot(dir.path, "s", &used_backup);
+    REQUIRE_FALSE(loaded.has_value());
+    CHECK_FALSE(used_backup);
+    CHECK(loaded.error().code == ErrorCode::unsupported_version);
+    CHECK(loaded.error().offset == 4);
+    CHECK(loaded.error().path == "version");
+    CHECK(contains(loaded.error().message, "s.spark_save"));
+    CHECK(contains(loaded.error().message, "version 5"));
+    CHECK(contains(loaded.error().message, "newer build"));
+    CHECK(contains(loaded.error().message, "s.spark_save.bak"));
+
+    // write_slot refuses to replace it; the newer save and the backup stay byte for byte.
+    auto written = ss::write_slot(dir.path, "s", v4_save("downgraded"));
+    REQUIRE_FALSE(written.has_value());
+    CHECK(written.error().code == ErrorCode::unsupported_version);
+    CHECK(contains(written.error().message, "s.spark_save"));
+    CHECK(contains(written.error().message, "version 5"));
+    CHECK(test::read_bytes(primary) == newer);
+    CHECK(test::read_bytes(backup) == older);
+    CHECK_FALSE(fs::exists(tmp));
+
+    // list_slots says what it is (its metadata is not read), and the backup is there.
+    auto slots = ss::list_slots(dir.path);
+    REQUIRE(slots.has_value());
+    REQUIRE(slots->size() == 1);
+    REQUIRE_FALSE((*slots)[0].metadata.has_value());
+    CHECK((*slots)[0].metadata.error().code == ErrorCode::unsupported_version);
+    CHECK(contains((*slots)[0].metadata.error().message, "newer build"));
+    CHECK((*slots)[0].has_backup);
+
+    // Deleting the primary is the way to discard it; then the slot is written again.
+    fs::remove(primary);
+    REQUIRE(ss::write_slot(dir.path, "s", v4_save("fresh")).has_value());
+    CHECK(test::read_bytes(backup) == older); // no primary to keep
+}
+
+TEST_CASE("slots: a v4 save whose version field alone was damaged is corruption, not newer") {
+    TempDir dir;
+    const fs::path primary = dir.path / "s.spark_save";
+    const fs::path backup = dir.path / "s.spark_save.bak";
+    const std::string older = v4_save("older");
+    for (const std::uint32_t version : {5u, 0x7fffffffu}) {
+        CAPTURE(version);
+        const std::string damaged = with_version(v4_save("damaged"), version, false);
+        test::write_bytes(primary, damaged);
+        test::write_bytes(backup, older);
+        bool used_backup = false;
+        auto loaded = ss::load_slot(dir.path, "s", &used_backup);
+        REQUIRE(loaded.has_value());
+        CHECK(*loaded == older);
+        CHECK(used_backup);
+        auto slots = ss::list_slots(dir.path);
+        REQUIRE(slots.has_value());
+        REQUIRE_FALSE((*slots)[0].metadata.has_value());
+        CHECK((*slots)[0].metadata.error().code == ErrorCode::damaged_version);
+        // The damaged primary is replaced (and not kept: the good backup stays).
+        const std::string next = v4_save("next");
+        REQUIRE(ss::write_slot(dir.path, "s", next).has_value());
+        CHECK(test::read_bytes(primary) == next);
+        CHECK(test::read_bytes(backup) == older);
+    }
+    // A newer build's save that is not a v4 envelope at all (no trailer that verifies as
+    // anything): still a newer build's, refused and kept.
+    std::string short_newer = "SPRK";
+    short_newer += std::string("\x06\0\0\0", 4);
+    test::write_bytes(primary, short_newer);
+    auto refused = ss::write_slot(dir.path, "s", v4_save("x"));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code == ErrorCode::unsupported_version);
+    CHECK(contains(refused.error().message, "version 6"));
+    CHECK(test::read_bytes(primary) == short_newer);
+    // Version 0 is no build's: corruption, replaced.
+    test::write_bytes(primary, with_version(v4_save("zero"), 0, true));
+    CHECK(ss::write_slot(dir.path, "s", v4_save("y")).has_value());
+}
+
+TEST_CASE("list_slots reads only each file's header and metadata block; load_slot all of it") {
+    TempDir dir;
+    const fs::path primary = dir.path / "s.spark_save";
+    const fs::path backup = dir.path / "s.spark_save.bak";
+    const std::string good = v4_save("good"), other = v4_save("other");
+    // A byte of the entities flipped: the metadata reads, the CRC-32 fails (formats/README.md
+    // §1.5), which only a read of the whole file sees.
+    std::string bad_crc = v4_save("bad crc");
+    const std::size_t hp = bad_crc.rfind("100");
+    REQUIRE(hp != std::string::npos);
+    bad_crc[hp + 2] = '1'; // hp=101
+    REQUIRE(ss::read_metadata(as_save_bytes(bad_crc)).has_value());
+    REQUIRE(ss::SaveView::parse(as_save_bytes(bad_crc)).error().code ==
+            ErrorCode::checksum_mismatch);
+
+    test::write_bytes(primary, bad_crc);
+    test::write_bytes(backup, good);
+    auto slots = ss::list_slots(dir.path);
+    REQUIRE(slots.has_value());
+    REQUIRE((*slots)[0].metadata.has_value()); // the menu shows it
+    CHECK((*slots)[0].metadata->save_name == "bad crc");
+    CHECK((*slots)[0].backup_loads);
+    bool used_backup = false;
+    auto loaded = ss::load_slot(dir.path, "s", &used_backup); // the whole file: the backup
+    REQUIRE(loaded.has_value());
+    CHECK(*loaded == good);
+    CHECK(used_backup);
+
+    // backup_loads is the same metadata-only read of the backup: true for a backup whose CRC
+    // fails (load_slot then fails), false for one whose metadata does not read.
+    test::write_bytes(primary, other);
+    test::write_bytes(backup, bad_crc);
+    slots = ss::list_slots(dir.path);
+    REQUIRE(slots.has_value());
+    CHECK((*slots)[0].has_backup);
+    CHECK((*slots)[0].backup_loads);
+    test::write_bytes(backup, good.substr(0, 20));
+    slots = ss::list_slots(dir.path);
+    REQUIRE(slots.has_value());
+    CHECK((*slots)[0].has_backup);
+    CHECK_FALSE((*slots)[0].backup_loads);
+    // A v1 backup whose metadata reads: it is what load_slot would return (upgrade() takes it).
+    test::write_bytes(backup, valid_save("v1-screenshotless.spark_save"));
+    slots = ss::list_slots(dir.path);
+    REQUIRE(slots.has_value());
+    CHECK((*slots)[0].backup_loads);
 }

@@ -85,7 +85,9 @@ inline std::span<const std::byte> as_save_bytes(std::string_view bytes) noexcept
 // itself (1.2: an error for a block the engine refuses or reads shifted; for v1/v2, whose own
 // reader did not check the block, a block whose numbers do not all read is refused too, since
 // its fields have no values). Not checked, because they need the whole file: the v4 CRC-32 and
-// the damaged-version test (1.5); SaveView::parse and load_slot make them.
+// the damaged-version test (1.5); SaveView::parse and load_slot make them. So a load-game menu
+// (list_slots) may show the metadata of a file whose CRC-32 fails; loading it (load_slot)
+// checks the whole file and falls back to the backup.
 // Errors: truncated, bad_magic, unsupported_version, limit_exceeded, bad_metadata.
 SPARKSAVE_API Result<Metadata> read_metadata(std::span<const std::byte> bytes);
 
@@ -168,6 +170,20 @@ class SaveWriter {
 // Slots on disk (formats/README.md §1.7), with the engine's conventions: `<dir>/<slot>.spark_save`,
 // its backup `<slot>.spark_save.bak` (the previous good revision), its write in progress
 // `<slot>.spark_save.tmp` (left only by a crash).
+//
+// What the slot functions call a file that *loads*: one the current engine loads, as it is (a
+// v3 or v4 file SaveView::parse accepts) or after the in-memory upgrade (a v1 or v2 file that
+// SaveView::parse with Accept::any_version accepts and that upgrade() takes; formats/README.md
+// §1.4, 1.6). A v1/v2 file whose content the v4 rules refuse (a duplicate key, say) does not
+// load: upgrade() refuses it. The whole file is read and checked, its v4 CRC-32 included.
+//
+// A *newer build's save*: a `SPRK` file whose version is above k_current_version and whose
+// trailer does not verify as a v4 file's (formats/README.md §1.5: when it does, the file is a v4
+// save whose version field was damaged, which is corruption). As the engine does (SparkEngine
+// SAVE-230), such a primary is never replaced by write_slot, and load_slot refuses it without
+// falling back to the older backup (saving over it afterwards would lose the newer progress);
+// both errors are ErrorCode::unsupported_version, at offset 4 (`version`), naming the file and
+// its version. Deleting the primary is the way to discard it.
 
 // What a file name is in a save directory (formats/README.md §1.7): a slot's save
 // `<slot>.spark_save`, the engine's backup of it `<slot>.spark_save.bak` (the previous good
@@ -182,10 +198,19 @@ struct SlotInfo {
     SlotRole role = SlotRole::user;
     int autosave_index = -1;    // N of `__autosave_N` (the rotation order); -1 for other roles
     std::filesystem::path path; // the primary, `<dir>/<slot>.spark_save` (it may be missing)
-    Result<Metadata> metadata = Metadata{}; // read_metadata of the primary (or its error)
-    bool has_backup = false;                // `<slot>.spark_save.bak` exists
-    bool backup_loads = false;              // ... and SaveView::parse (Accept::engine) accepts it
-    bool stale_tmp = false;                 // `<slot>.spark_save.tmp` exists (an interrupted write)
+    // read_metadata of the primary (or its error): the header and the metadata block only, so
+    // a v4 file whose CRC-32 fails further on still shows its metadata (load_slot then falls
+    // back to the backup). A version above 4 is the exception, told apart by the whole file's
+    // CRC-32: a newer build's save (unsupported_version, "... a newer build's save ...") or a
+    // damaged v4 one (damaged_version). Metadata::version may be 1 or 2: load_slot returns such
+    // a file, to upgrade() in memory.
+    Result<Metadata> metadata = Metadata{};
+    bool has_backup = false; // `<slot>.spark_save.bak` exists
+    // ... and read_metadata of it succeeds: the same header-and-block read as `metadata`, not a
+    // check of the whole backup (its CRC-32 and entities are checked by load_slot, which may
+    // still refuse it). A menu that offers "load from backup" learns the outcome from load_slot.
+    bool backup_loads = false;
+    bool stale_tmp = false; // `<slot>.spark_save.tmp` exists (an interrupted write)
 };
 
 // 1..64 characters of [A-Za-z0-9_-] (formats/README.md §1.7).
@@ -196,25 +221,35 @@ SPARKSAVE_API bool is_valid_slot_name(std::string_view slot) noexcept;
 SPARKSAVE_API SlotRole slot_role(std::string_view slot, int* autosave_index = nullptr) noexcept;
 
 // Every slot of `dir`: each valid slot name that has a primary, a backup or a temporary file
-// there, sorted by name. Files of other names are not slots and are left out. Errors: io_error
-// (naming the directory) when it cannot be listed.
+// there, sorted by name. Files of other names are not slots and are left out. For a load-game
+// menu: it reads the first 4 KiB (at most 64 KiB) of each primary and backup, never a whole
+// file (SlotInfo says what is checked), except a primary whose version is above 4. Errors:
+// io_error (naming the directory) when it cannot be listed.
 SPARKSAVE_API Result<std::vector<SlotInfo>> list_slots(const std::filesystem::path& dir);
 
 // Writes a slot as the engine does: `<slot>.spark_save.tmp` (replacing a stale one), flushed
-// and fsync'd, read back and compared; then the current primary, when it loads, is kept as
-// `<slot>.spark_save.bak` (itself written atomically; a primary that does not load is not
-// kept, so the last good backup stays); then the temporary file is renamed over the primary
-// and the directory synced. Refuses (before touching any file) an invalid slot name
-// (bad_usage) and bytes that are not a loadable current-version save (SaveView::parse's error,
-// or needs_migration for a v3 file). On an error the primary is as it was. Two writers of one
-// slot at once are not supported (the engine's convention has one temporary name).
+// and fsync'd, read back and compared; then the current primary, when it loads (as above: a
+// v1/v2 primary that upgrade() takes loads too), is kept as `<slot>.spark_save.bak` (itself
+// written atomically; a primary that does not load is not kept, so the last good backup stays);
+// then the temporary file is renamed over the primary and the directory synced. Refuses
+// (before touching any file) an invalid slot name (bad_usage), bytes that are not a loadable
+// current-version save (SaveView::parse's error, or needs_migration for a v1..v3 file), and a
+// slot whose primary is a newer build's save (unsupported_version: neither it nor the backup
+// changes). On an error the primary is as it was. Two writers of one slot at once are not
+// supported (the engine's convention has one temporary name). The current primary is read
+// whole once, before the temporary file is written.
 SPARKSAVE_API Result<void> write_slot(const std::filesystem::path& dir, std::string_view slot,
                                       std::string_view bytes);
 
-// The primary's bytes when SaveView::parse (Accept::engine) accepts them, else the backup's
-// when it does (`*used_backup` says which was used). Errors: bad_usage for an invalid slot name;
-// else the primary's error (io_error naming the path when it is missing or unreadable), its
-// message saying what was wrong with the backup.
+// The primary's bytes when it loads (as above), else the backup's when it does (`*used_backup`
+// says which was used); the bytes are the file's, of its own version. A v1/v2 file is returned
+// as it is: see its version with read_metadata (or SaveView::parse with Accept::any_version)
+// and upgrade() it in memory before SaveView::parse; the file on disk stays v1/v2 until the
+// next write_slot, which keeps it as the backup. Errors: bad_usage for an invalid slot name;
+// unsupported_version when the primary is a newer build's save (the backup is not used
+// instead); else the primary's error (io_error naming the path when it is missing or
+// unreadable; upgrade()'s refusal for a v1/v2 file the v4 rules refuse), its message saying
+// what was wrong with the backup.
 SPARKSAVE_API Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
                                             bool* used_backup = nullptr);
 

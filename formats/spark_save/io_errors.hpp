@@ -1,0 +1,34 @@
+// Internal to the library (not installed): the I/O errors of the engine-facing API
+// (save_file.cpp, slots.cpp), each naming its path (sparksave/save_file.hpp: "an I/O error names
+// its path").
+#pragma once
+
+#include "sparksave/error.hpp"
+#include "sparksave/escape.hpp"
+#include "sparksave/version.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+
+// An I/O error that names its path: "<what> <path>: <strerror(err)>".
+inline Error io_error_at(const std::filesystem::path& path, std::string_view what, int err) {
+    std::string reason = err != 0 ? std::generic_category().message(err) : "unknown error";
+    return make_error(ErrorCode::io_error,
+                      fmt::format("{} {}: {}", what, display(path.string(), true), reason));
+}
+
+// `e` with the path in front of its message when it is an I/O error (file_io.hpp's errors do not
+// name the file).
+inline Error with_path(Error e, const std::filesystem::path& path) {
+    if (e.code == ErrorCode::io_error)
+        e.message = fmt::format("{}: {}", display(path.string(), true), e.message);
+    return e;
+}
+
+} // namespace sparksave::spark_save
