@@ -111,7 +111,8 @@ FileInfo inspect(const std::string& path, bool walked = false) {
         fi.load_error = loaded.error;
         fi.load_exit = loaded.exit_code;
         std::error_code ec;
-        fi.empty = path != "-" && fs::is_regular_file(path, ec) && fs::file_size(path, ec) == 0;
+        const fs::path named = path_from_utf8(path);
+        fi.empty = path != "-" && fs::is_regular_file(named, ec) && fs::file_size(named, ec) == 0;
         return fi;
     }
     fi.format = loaded.input->format;
@@ -397,7 +398,7 @@ int run_info(const InfoOptions& o) {
     auto note = [&](int code) { exit_code = std::max(exit_code, code); };
     for (const auto& path : o.paths) {
         std::error_code ec;
-        if (path != "-" && fs::is_directory(path, ec)) {
+        if (path != "-" && fs::is_directory(path_from_utf8(path), ec)) {
             // Group the files by their directory.
             std::map<std::string, std::vector<FileInfo>> by_dir;
             // The walk every command shares (sparksave/input.hpp): its rules, and a directory
@@ -407,7 +408,8 @@ int run_info(const InfoOptions& o) {
             std::size_t skipped = 0;
             for (const auto& entry : list.files) {
                 const std::string& file = entry.path;
-                SlotRole role = role_of(fs::path(file).filename().string());
+                const fs::path named = path_from_utf8(file);
+                SlotRole role = role_of(path_to_utf8(named.filename()));
                 FileInfo fi = inspect(file, true);
                 if (fi.load_exit == k_exit_trouble) {
                     message(show_path(file), fi.load_error.message);
@@ -425,7 +427,7 @@ int run_info(const InfoOptions& o) {
                     (!fi.format || fi.summary.findings.has_errors()))
                     note(k_exit_finding);
                 fi.role = role;
-                by_dir[fs::path(file).parent_path().string()].push_back(std::move(fi));
+                by_dir[path_to_utf8(named.parent_path())].push_back(std::move(fi));
             }
             for (auto& [dir, files] : by_dir) order_slots(files);
             for (auto& [dir, files] : by_dir) {
@@ -440,7 +442,7 @@ int run_info(const InfoOptions& o) {
                                    skipped == 1 ? "file" : "files"));
             continue;
         }
-        if (path != "-" && is_temporary_name(fs::path(path).filename().string())) {
+        if (path != "-" && is_temporary_name(path_to_utf8(path_from_utf8(path).filename()))) {
             print_stale_temp(p, path);
             continue;
         }

@@ -135,7 +135,7 @@ int run_migrate(const MigrateOptions& o) {
                 return;
             }
             out_flush();
-            std::fwrite(text.data(), 1, text.size(), stderr);
+            err(text);
         },
         to_stdout ? color_stderr() : color_stdout());
     Progress progress(o.batch.check ? "checking" : "migrating", list.files.size());

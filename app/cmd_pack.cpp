@@ -68,8 +68,8 @@ int run_pack(const PackOptions& o) {
     }
     // A dump is a JSON object: anything else (`pack /dev/zero`) is refused on its first block,
     // before an endless stream is read.
-    auto opened =
-        read_input(o.json, k_detect_bytes, [](std::string_view head) -> Result<std::uint64_t> {
+    auto opened = read_input(
+        path_from_utf8(o.json), k_detect_bytes, [](std::string_view head) -> Result<std::uint64_t> {
             const std::size_t first = head.find_first_not_of(" \t\r\n");
             if (first == std::string_view::npos && head.size() < k_detect_bytes) return k_max_json;
             if (first == std::string_view::npos || head[first] != '{') {
@@ -149,7 +149,7 @@ int run_pack(const PackOptions& o) {
             }
             return make_error(ErrorCode::bad_value, "refused");
         };
-        auto file = AtomicFile::create(o.output, options);
+        auto file = AtomicFile::create(path_from_utf8(o.output), options);
         if (!file) {
             message(show_path(o.output), "cannot write: " + file.error().message);
             return k_exit_trouble;
@@ -165,7 +165,7 @@ int run_pack(const PackOptions& o) {
         auto committed = (*file)->commit();
         if (!committed) {
             if (!refusal.empty()) {
-                std::fputs(refusal.c_str(), stderr);
+                err(refusal);
                 return k_exit_finding;
             }
             message(show_path(o.output), "cannot write: " + committed.error().message);
@@ -201,7 +201,7 @@ int run_pack(const PackOptions& o) {
         out_flush();
         return k_exit_ok;
     }
-    if (auto r = write_file_atomic(o.output, packed->bytes); !r) {
+    if (auto r = write_file_atomic(path_from_utf8(o.output), packed->bytes); !r) {
         message(show_path(o.output), "cannot write: " + r.error().message);
         return k_exit_trouble;
     }

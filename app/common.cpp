@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #ifdef _WIN32
 #include <io.h>
@@ -85,9 +86,79 @@ std::atomic<int> g_status{k_exit_ok};
 }
 
 #ifdef _WIN32
+// A console takes text, not bytes: WriteFile would hand the UTF-8 bytes to the console's code
+// page (the OEM one, 437 or 850: `セーブ` shown as `ã‚»ãƒ¼ãƒ–`), so a console gets the text as
+// UTF-16 through WriteConsoleW (escape sequences included: colours, the progress line). A pipe
+// or a file gets the bytes, exactly the POSIX build's. The output comes in blocks (out_flush);
+// a character cut by a block's end waits in `pending` for the next block.
+struct Console {
+    HANDLE handle;
+    std::string pending;
+};
+
+bool is_console(HANDLE h) {
+    DWORD mode = 0;
+    return h != INVALID_HANDLE_VALUE && h && ::GetConsoleMode(h, &mode);
+}
+
+// The length of `text` without an incomplete UTF-8 sequence at its end.
+std::size_t complete_utf8(std::string_view text) {
+    for (std::size_t back = 1; back <= 3 && back <= text.size(); ++back) {
+        const auto c = static_cast<unsigned char>(text[text.size() - back]);
+        if ((c & 0xC0) == 0x80) continue; // a continuation byte: look further back
+        const std::size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        return need > back ? text.size() - back : text.size();
+    }
+    return text.size();
+}
+
+// False when the console refused the text (GetLastError says why).
+bool write_console(Console& console, std::string_view text) {
+    std::string joined;
+    if (!console.pending.empty()) {
+        joined = std::exchange(console.pending, {});
+        joined.append(text);
+        text = joined;
+    }
+    const std::size_t complete = complete_utf8(text);
+    console.pending.assign(text.substr(complete));
+    text = text.substr(0, complete);
+    constexpr std::size_t k_block = 1 << 14; // bytes converted and written at once
+    while (!text.empty()) {
+        std::size_t n = complete_utf8(text.substr(0, k_block));
+        if (n == 0) n = std::min(text.size(), k_block); // no UTF-8 there: converted to U+FFFD
+        std::wstring wide(n, L'\0');
+        const int units = ::MultiByteToWideChar(CP_UTF8, 0, text.data(), static_cast<int>(n),
+                                                wide.data(), static_cast<int>(n));
+        for (int done = 0; done < units;) {
+            DWORD wrote = 0;
+            if (!::WriteConsoleW(console.handle, wide.data() + done,
+                                 static_cast<DWORD>(units - done), &wrote, nullptr))
+                return false;
+            done += static_cast<int>(wrote);
+        }
+        text.remove_prefix(n);
+    }
+    return true;
+}
+
+Console* console_of(DWORD which) {
+    static Console out{::GetStdHandle(STD_OUTPUT_HANDLE), {}};
+    static Console err{::GetStdHandle(STD_ERROR_HANDLE), {}};
+    static const bool out_is_console = is_console(out.handle);
+    static const bool err_is_console = is_console(err.handle);
+    if (which == STD_OUTPUT_HANDLE) return out_is_console ? &out : nullptr;
+    return err_is_console ? &err : nullptr;
+}
+
 // WriteFile on the handle itself: the bytes as they are (no CRT text mode), and a closed pipe
 // known by its error (ERROR_NO_DATA, ERROR_BROKEN_PIPE), Windows' EPIPE.
 void write_stdout(std::string_view text) {
+    if (Console* console = console_of(STD_OUTPUT_HANDLE)) {
+        if (!write_console(*console, text))
+            stdout_failed(false, fmt::format("Windows error {}", ::GetLastError()));
+        return;
+    }
     HANDLE out = ::GetStdHandle(STD_OUTPUT_HANDLE);
     while (!text.empty()) {
         DWORD wrote = 0;
@@ -103,6 +174,15 @@ void write_stdout(std::string_view text) {
 
 bool is_terminal(int fd) {
     return _isatty(fd) != 0;
+}
+
+void write_stderr(std::string_view text) {
+    if (Console* console = console_of(STD_ERROR_HANDLE)) {
+        (void)write_console(*console, text); // nowhere left to say it failed
+        return;
+    }
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
 }
 #else
 void write_stdout(std::string_view text) {
@@ -120,6 +200,11 @@ void write_stdout(std::string_view text) {
 
 bool is_terminal(int fd) {
     return ::isatty(fd) == 1;
+}
+
+void write_stderr(std::string_view text) {
+    std::fwrite(text.data(), 1, text.size(), stderr);
+    std::fflush(stderr);
 }
 #endif
 
@@ -190,18 +275,18 @@ std::unique_ptr<Printer> stdout_printer(bool json, Printer::JsonLayout layout) {
     return text_printer(out, color_stdout());
 }
 
+void err(std::string_view text) {
+    write_stderr(text);
+}
+
 void message(std::string_view path, std::string_view text) {
     out_flush(); // keep stdout and stderr in order on a shared terminal
-    std::string line = fmt::format("sparksave: {}: {}\n", path, text);
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
+    err(fmt::format("sparksave: {}: {}\n", path, text));
 }
 
 void message(std::string_view text) {
     out_flush();
-    std::string line = fmt::format("sparksave: {}\n", text);
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
+    err(fmt::format("sparksave: {}\n", text));
 }
 
 std::string show_path(std::string_view path) {
@@ -276,16 +361,13 @@ void Progress::step(std::string_view path) {
         shown = keep == 0 ? std::string() : "..." + shown.substr(first_columns(shown, cols - keep));
     }
     if (columns(head) > room) head.resize(first_columns(head, room));
-    std::string line = fmt::format("\r\x1b[K{}{}{}", head, shown.empty() ? "" : " ", shown);
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
+    err(fmt::format("\r\x1b[K{}{}{}", head, shown.empty() ? "" : " ", shown));
     shown_ = true;
 }
 
 void Progress::clear() {
     if (!shown_) return;
-    std::fputs("\r\x1b[K", stderr);
-    std::fflush(stderr);
+    err("\r\x1b[K");
     shown_ = false;
 }
 

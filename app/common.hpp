@@ -52,6 +52,10 @@ bool color_stderr();
 std::unique_ptr<Printer> stdout_printer(bool json,
                                         Printer::JsonLayout layout = Printer::JsonLayout::lines);
 
+// Text on standard error, unbuffered. Standard output and error get bytes, the POSIX build's
+// exactly, except a Windows console, which gets them as text (UTF-8 shown as UTF-8).
+void err(std::string_view text);
+
 // "sparksave: PATH: MESSAGE" on stderr (PATH already escaped by the caller via show_path).
 void message(std::string_view path, std::string_view text);
 void message(std::string_view text);

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <exception>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -26,6 +27,10 @@
 #define WIN32_LEAN_AND_MEAN
 #endif
 #include <windows.h>
+
+#include <shellapi.h>
+
+#include <vector>
 #else
 #include <pthread.h>
 #include <signal.h>
@@ -121,6 +126,44 @@ void install_signal_handlers() {
 
 #endif // _WIN32
 
+#ifdef _WIN32
+
+// The command line as UTF-8 (file_io.hpp path_from_utf8: every path the tool holds as text is
+// UTF-8). main()'s argv is in the ANSI code page, where a name outside it (`セーブ.spark_save` on a
+// Western system) arrives as `???`: the command line is taken as UTF-16 instead (GetCommandLineW,
+// split by CommandLineToArgvW as the C runtime splits argv) and each argument converted once,
+// here; nothing else reads the command line.
+class Utf8Arguments {
+  public:
+    Utf8Arguments(int argc, char** argv) {
+        int n = 0;
+        if (LPWSTR* wide = ::CommandLineToArgvW(::GetCommandLineW(), &n)) {
+            for (int i = 0; i < n; ++i) text_.push_back(utf8(wide[i]));
+            ::LocalFree(wide);
+        } else { // no memory for it: the ANSI arguments, as before
+            text_.assign(argv, argv + argc);
+        }
+        for (auto& t : text_) pointers_.push_back(t.data());
+        pointers_.push_back(nullptr);
+    }
+    int argc() const { return static_cast<int>(text_.size()); }
+    char** argv() { return pointers_.data(); }
+
+  private:
+    static std::string utf8(const wchar_t* arg) {
+        const int bytes = ::WideCharToMultiByte(CP_UTF8, 0, arg, -1, nullptr, 0, nullptr, nullptr);
+        if (bytes <= 1) return {};
+        std::string out(static_cast<std::size_t>(bytes), '\0');
+        ::WideCharToMultiByte(CP_UTF8, 0, arg, -1, out.data(), bytes, nullptr, nullptr);
+        out.pop_back(); // the NUL
+        return out;
+    }
+    std::vector<std::string> text_;
+    std::vector<char*> pointers_;
+};
+
+#endif // _WIN32
+
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
 std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
@@ -144,6 +187,11 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
 
 int main(int argc, char** argv) {
     install_signal_handlers();
+#ifdef _WIN32
+    Utf8Arguments utf8(argc, argv);
+    argc = utf8.argc();
+    argv = utf8.argv();
+#endif
 
     CLI::App app{"sparksave: read, check, dump, migrate and diff game save files", "sparksave"};
     app.set_version_flag("--version", "sparksave " SPARKSAVE_VERSION);
@@ -176,7 +224,12 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        int code = app.exit(e);
+        // Help, --version and usage errors go out as every other output (common.hpp out, err).
+        std::ostringstream help, usage;
+        int code = app.exit(e, help, usage);
+        out(help.str());
+        out_flush();
+        err(usage.str());
         return code == 0 ? k_exit_ok : k_exit_trouble;
     } catch (const std::bad_alloc&) {
         message("out of memory");

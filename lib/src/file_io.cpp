@@ -458,7 +458,7 @@ void remove_temporary_files() noexcept {
 
 void DirectorySyncs::add(const fs::path& dir) {
     std::lock_guard lock(mutex_);
-    dirs_.insert(dir.string());
+    dirs_.insert(path_to_utf8(dir));
 }
 
 Result<void> DirectorySyncs::sync() {
@@ -469,8 +469,16 @@ Result<void> DirectorySyncs::sync() {
     }
     Result<void> result;
     for (const auto& dir : dirs)
-        if (auto r = os::sync_directory(dir); !r && result) result = r;
+        if (auto r = os::sync_directory(path_from_utf8(dir)); !r && result) result = r;
     return result;
+}
+
+fs::path path_from_utf8(std::string_view utf8) {
+    return os::path_from_utf8(utf8);
+}
+
+std::string path_to_utf8(const fs::path& path, bool generic) {
+    return os::path_to_utf8(path, generic);
 }
 
 Result<void> write_file_atomic(const fs::path& target, std::string_view bytes,

@@ -139,4 +139,16 @@ Result<void> sync_directory(const std::filesystem::path& dir);
 // Removes a file; async-signal-safe on POSIX (the signal handler's remove_temporary_files).
 void remove_file(const PathChar* path) noexcept;
 
+// --- Paths as text (file_io.hpp path_from_utf8, path_to_utf8)
+std::filesystem::path path_from_utf8(std::string_view utf8);
+std::string path_to_utf8(const std::filesystem::path& path, bool generic);
+
+#ifdef _WIN32
+// The name every Win32 call here is given for `path`: the path itself, or, when its full form
+// is too long for the classic Win32 limit (MAX_PATH), that full form in the extended-length
+// syntax `\\?\C:\...` (`\\?\UNC\server\share\...`): absolute, `.` and `..` resolved,
+// backslashes only, as that syntax needs (it reaches the file system as it is).
+std::wstring win32_path(const std::filesystem::path& path);
+#endif
+
 } // namespace sparksave::os

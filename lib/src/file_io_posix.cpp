@@ -319,6 +319,16 @@ void remove_file(const PathChar* path) noexcept {
     ::unlink(path);
 }
 
+// A POSIX path is bytes: UTF-8 text is its name as it is (a name that is not UTF-8, met in a
+// walk, is kept byte for byte and so still names its file).
+fs::path path_from_utf8(std::string_view utf8) {
+    return fs::path(std::string(utf8));
+}
+
+std::string path_to_utf8(const fs::path& path, bool) {
+    return path.native();
+}
+
 } // namespace os
 
 } // namespace sparksave

@@ -1,6 +1,8 @@
 // file_io_os.hpp for Windows (Win32, wide paths: std::filesystem::path::native() is UTF-16
-// there): CreateFileW, ReadFile/WriteFile, FlushFileBuffers, MapViewOfFile for reading a
-// written file back, MoveFileExW with MOVEFILE_WRITE_THROUGH for the rename. Where Windows
+// there, text paths are UTF-8, and a path too long for the classic limit is given in the
+// extended-length form: win32_path): CreateFileW, ReadFile/WriteFile, FlushFileBuffers,
+// MapViewOfFile for reading a written file back, MoveFileExW with MOVEFILE_WRITE_THROUGH for the
+// rename. Where Windows
 // cannot do what POSIX does, the function says so and what is done instead.
 #ifdef _WIN32
 
@@ -79,6 +81,36 @@ os::Status status_from(const BY_HANDLE_FILE_INFORMATION& info) {
 constexpr DWORD k_share_all = FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE;
 constexpr DWORD k_max_io = 1u << 30; // one ReadFile/WriteFile call moves at most this
 
+// Text longer than this is no path (Win32's longest is 32767 UTF-16 units); it converts to
+// U+FFFD alone rather than overflow the int lengths of the conversion calls.
+constexpr std::size_t k_max_path_text = 1u << 20;
+constexpr wchar_t k_replacement = 0xFFFD;
+
+// UTF-8 to UTF-16 and back with CP_UTF8: without MB_ERR_INVALID_CHARS / WC_ERR_INVALID_CHARS
+// a byte sequence that is not UTF-8, or an unpaired surrogate, becomes U+FFFD; nothing fails.
+std::wstring widen(std::string_view utf8) {
+    if (utf8.empty()) return {};
+    if (utf8.size() > k_max_path_text) return std::wstring(1, k_replacement);
+    const int n = static_cast<int>(utf8.size());
+    const int wide = ::MultiByteToWideChar(CP_UTF8, 0, utf8.data(), n, nullptr, 0);
+    if (wide <= 0) return std::wstring(1, k_replacement);
+    std::wstring out(static_cast<std::size_t>(wide), L'\0');
+    ::MultiByteToWideChar(CP_UTF8, 0, utf8.data(), n, out.data(), wide);
+    return out;
+}
+
+std::string narrow(std::wstring_view utf16) {
+    if (utf16.empty()) return {};
+    if (utf16.size() > k_max_path_text) return "\xEF\xBF\xBD";
+    const int n = static_cast<int>(utf16.size());
+    const int bytes =
+        ::WideCharToMultiByte(CP_UTF8, 0, utf16.data(), n, nullptr, 0, nullptr, nullptr);
+    if (bytes <= 0) return "\xEF\xBF\xBD";
+    std::string out(static_cast<std::size_t>(bytes), '\0');
+    ::WideCharToMultiByte(CP_UTF8, 0, utf16.data(), n, out.data(), bytes, nullptr, nullptr);
+    return out;
+}
+
 void unmap_view(const char* data, std::size_t) {
     ::UnmapViewOfFile(data);
 }
@@ -118,8 +150,9 @@ Result<File> open_for_reading(const fs::path& path) {
     // Shared for reading, writing and deletion, as a POSIX open() is: another program may still
     // write, rename or delete the file meanwhile (read_input notices a change). Backup semantics
     // let a directory be opened, to be reported as one.
-    HANDLE h = ::CreateFileW(path.c_str(), GENERIC_READ, k_share_all, nullptr, OPEN_EXISTING,
-                             FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    HANDLE h =
+        ::CreateFileW(win32_path(path).c_str(), GENERIC_READ, k_share_all, nullptr, OPEN_EXISTING,
+                      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
     if (h == INVALID_HANDLE_VALUE) return last_error("cannot open");
     return File(h);
 }
@@ -142,14 +175,15 @@ Result<Status> status_of(Native file) {
 }
 
 Status status_of(const fs::path& path, bool follow) noexcept {
+    const std::wstring name = win32_path(path);
     HANDLE h = ::CreateFileW(
-        path.c_str(), FILE_READ_ATTRIBUTES, k_share_all, nullptr, OPEN_EXISTING,
+        name.c_str(), FILE_READ_ATTRIBUTES, k_share_all, nullptr, OPEN_EXISTING,
         FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT), nullptr);
     if (h == INVALID_HANDLE_VALUE) {
         // Opened by another program that shares nothing: its kind and size are still known,
         // its identity is not (zero, which never equals another file's).
         WIN32_FILE_ATTRIBUTE_DATA data{};
-        if (!::GetFileAttributesExW(path.c_str(), GetFileExInfoStandard, &data)) return {};
+        if (!::GetFileAttributesExW(name.c_str(), GetFileExInfoStandard, &data)) return {};
         Status s;
         s.kind =
             (data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? Kind::directory : Kind::regular;
@@ -221,7 +255,8 @@ Result<View> map_written(Native file, std::size_t size) {
 
 bool read_kept(const fs::path& path, Kept& kept) {
     WIN32_FILE_ATTRIBUTE_DATA data{};
-    if (!::GetFileAttributesExW(path.c_str(), GetFileExInfoStandard, &data)) return false;
+    if (!::GetFileAttributesExW(win32_path(path).c_str(), GetFileExInfoStandard, &data))
+        return false;
     kept.mode = data.dwFileAttributes;
     kept.atime = ticks(data.ftLastAccessTime);
     kept.mtime = ticks(data.ftLastWriteTime);
@@ -249,18 +284,19 @@ std::size_t max_name_length(const fs::path&) {
 
 Result<File> create_temporary(fs::path& pattern, bool exact) {
     const fs::path dir = pattern.parent_path();
-    const std::string in_dir =
-        "cannot create a temporary file in " + (dir.empty() ? std::string(".") : dir.string());
+    const std::string in_dir = "cannot create a temporary file in " +
+                               (dir.empty() ? std::string(".") : path_to_utf8(dir, true));
     // Shared for reading (read back) and deletion (remove_temporary_files from the console
     // control handler's thread while a worker still holds it open: removed once closed).
     constexpr DWORD access = GENERIC_READ | GENERIC_WRITE;
     constexpr DWORD share = FILE_SHARE_READ | FILE_SHARE_DELETE;
     if (exact) {
         // O_NOFOLLOW: a symbolic link (or junction) there is refused, never written through.
-        const DWORD attributes = ::GetFileAttributesW(pattern.c_str());
+        const std::wstring name = win32_path(pattern);
+        const DWORD attributes = ::GetFileAttributesW(name.c_str());
         if (attributes != INVALID_FILE_ATTRIBUTES && (attributes & FILE_ATTRIBUTE_REPARSE_POINT))
             return make_error(ErrorCode::io_error, in_dir + ": a symbolic link is in its place");
-        HANDLE h = ::CreateFileW(pattern.c_str(), access, share, nullptr, CREATE_ALWAYS,
+        HANDLE h = ::CreateFileW(name.c_str(), access, share, nullptr, CREATE_ALWAYS,
                                  FILE_ATTRIBUTE_NORMAL, nullptr);
         if (h == INVALID_HANDLE_VALUE) return last_error(in_dir);
         return File(h);
@@ -277,7 +313,7 @@ Result<File> create_temporary(fs::path& pattern, bool exact) {
     for (int attempt = 0; attempt < 100; ++attempt) {
         for (std::size_t i = name.size() - 6; i < name.size(); ++i)
             name[i] = k_chars[static_cast<std::size_t>(rng() % k_chars.size())];
-        HANDLE h = ::CreateFileW(name.c_str(), access, share, nullptr, CREATE_NEW,
+        HANDLE h = ::CreateFileW(win32_path(name).c_str(), access, share, nullptr, CREATE_NEW,
                                  FILE_ATTRIBUTE_NORMAL, nullptr);
         if (h != INVALID_HANDLE_VALUE) {
             pattern = name;
@@ -308,7 +344,7 @@ Result<void> sync_file(Native file, const fs::path&) {
 
 // MOVEFILE_WRITE_THROUGH: MoveFileExW returns once the rename is on the disk.
 Result<void> rename_replace(const fs::path& from, const fs::path& to) {
-    if (!::MoveFileExW(from.c_str(), to.c_str(),
+    if (!::MoveFileExW(win32_path(from).c_str(), win32_path(to).c_str(),
                        MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
         return last_error("cannot rename into place");
     return {};
@@ -317,7 +353,7 @@ Result<void> rename_replace(const fs::path& from, const fs::path& to) {
 // Without MOVEFILE_REPLACE_EXISTING the rename itself fails if `to` exists, atomically (POSIX
 // needs link() and unlink() for that).
 Result<void> rename_new(const fs::path& from, const fs::path& to, bool& existed) {
-    if (!::MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_WRITE_THROUGH)) {
+    if (!::MoveFileExW(win32_path(from).c_str(), win32_path(to).c_str(), MOVEFILE_WRITE_THROUGH)) {
         const DWORD err = ::GetLastError();
         existed = err == ERROR_ALREADY_EXISTS || err == ERROR_FILE_EXISTS;
         return win_error("cannot create", err);
@@ -331,8 +367,46 @@ Result<void> sync_directory(const fs::path&) {
     return {};
 }
 
+// From the console control handler too (a thread of its own: it may allocate); without the
+// memory for the long form, the path as it is.
 void remove_file(const PathChar* path) noexcept {
-    ::DeleteFileW(path);
+    try {
+        ::DeleteFileW(win32_path(fs::path(path)).c_str());
+    } catch (const std::exception&) {
+        ::DeleteFileW(path);
+    }
+}
+
+fs::path path_from_utf8(std::string_view utf8) {
+    return fs::path(widen(utf8));
+}
+
+std::string path_to_utf8(const fs::path& path, bool generic) {
+    return narrow(generic ? path.generic_wstring() : path.native());
+}
+
+// https://learn.microsoft.com/windows/win32/fileio/maximum-file-path-limitation: a classic
+// Win32 path is at most MAX_PATH (260) units with its terminating NUL, a directory's MAX_PATH -
+// 12 (room for an 8.3 name); longer, CreateFileW, MoveFileExW and the rest fail with
+// ERROR_PATH_NOT_FOUND or ERROR_FILENAME_EXCED_RANGE unless the process opted into long paths
+// (a manifest and a system setting). The extended-length syntax has no such limit but is taken
+// as it is: GetFullPathNameW first does what Win32 would have done to the classic path (made
+// absolute against the current directory, `.` and `..` resolved, `/` turned into `\`), so the
+// long form names the file the short one would have named. A path already in the `\\?\` or
+// device (`\\.\`) syntax, and every path short enough, is left as it is.
+std::wstring win32_path(const fs::path& path) {
+    constexpr DWORD k_classic_limit = MAX_PATH - 12;
+    const std::wstring& name = path.native();
+    if (name.starts_with(L"\\\\?\\") || name.starts_with(L"\\\\.\\")) return name;
+    const DWORD need = ::GetFullPathNameW(name.c_str(), 0, nullptr, nullptr); // with its NUL
+    if (need == 0 || need <= k_classic_limit) return name;
+    std::wstring full(need, L'\0');
+    const DWORD got = ::GetFullPathNameW(name.c_str(), need, full.data(), nullptr);
+    if (got == 0 || got >= need) return name;
+    full.resize(got);
+    if (full.starts_with(L"\\\\?\\") || full.starts_with(L"\\\\.\\")) return full;
+    if (full.starts_with(L"\\\\")) return L"\\\\?\\UNC\\" + full.substr(2); // \\server\share\...
+    return L"\\\\?\\" + full;
 }
 
 } // namespace os

@@ -16,8 +16,8 @@ namespace sparksave::inline SPARKSAVE_ABI {
 
 Result<Input> open_input(const std::string& path, const FormatInfo* forced, bool walked) {
     const FormatInfo* format = forced;
-    auto opened =
-        read_input(path, k_detect_bytes, [&](std::string_view head) -> Result<std::uint64_t> {
+    auto opened = read_input(
+        path_from_utf8(path), k_detect_bytes, [&](std::string_view head) -> Result<std::uint64_t> {
             if (!format) format = detect_format(head, walked);
             if (!format)
                 return make_error(ErrorCode::unknown_format,
@@ -70,28 +70,28 @@ void walk_directory(const fs::path& dir, const std::string& root, InputList& lis
             const fs::file_status link = it->symlink_status(sec);
             if (sec) continue;
             if (fs::is_directory(link)) {
-                entries.emplace_back(it->path().filename().string(), true);
+                entries.emplace_back(path_to_utf8(it->path().filename()), true);
                 continue;
             }
             // A link is followed to what it names: a regular file is taken, a directory not.
             const fs::file_status st = fs::is_symlink(link) ? it->status(sec) : link;
             if (!sec && fs::is_regular_file(st))
-                entries.emplace_back(it->path().filename().string(), false);
+                entries.emplace_back(path_to_utf8(it->path().filename()), false);
         }
         // What was read before an error is still walked.
         if (ec)
             list.problems.push_back(
-                {dir.generic_string(), "cannot read the directory: " + ec.message()});
+                {path_to_utf8(dir, true), "cannot read the directory: " + ec.message()});
     }
     std::sort(entries.begin(), entries.end());
     for (const auto& [name, is_dir] : entries) {
-        const fs::path p = dir / name;
+        const fs::path p = dir / path_from_utf8(name);
         if (is_dir) {
             walk_directory(p, root, list);
         } else if (is_temporary_name(name)) {
-            list.stale_temps.push_back(p.generic_string());
+            list.stale_temps.push_back(path_to_utf8(p, true));
         } else if (!is_backup_name(name)) { // sparksave's own backup: never a save to process
-            list.files.push_back({p.generic_string(), true, root, role_of(name)});
+            list.files.push_back({path_to_utf8(p, true), true, root, role_of(name)});
         }
     }
 }
@@ -102,10 +102,11 @@ InputList collect_inputs(const std::vector<std::string>& paths) {
     InputList list;
     for (const auto& path : paths) {
         std::error_code ec;
-        if (path == "-" || !fs::is_directory(path, ec))
-            list.files.push_back({path, false, path, role_of(fs::path(path).filename().string())});
+        const fs::path named = path_from_utf8(path);
+        if (path == "-" || !fs::is_directory(named, ec))
+            list.files.push_back({path, false, path, role_of(path_to_utf8(named.filename()))});
         else
-            walk_directory(path, path, list);
+            walk_directory(named, path, list);
     }
     return list;
 }

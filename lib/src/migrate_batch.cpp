@@ -68,12 +68,12 @@ Result<bool> write_output(const fs::path& dest, std::string_view bytes, bool rep
         fs::create_directories(dest.parent_path(), ec);
         if (ec)
             return make_error(ErrorCode::io_error, "cannot create " +
-                                                       dest.parent_path().generic_string() + ": " +
-                                                       ec.message());
+                                                       path_to_utf8(dest.parent_path(), true) +
+                                                       ": " + ec.message());
     }
     AtomicWriteOptions options;
     options.replace_existing = replace;
-    options.metadata_from = like;
+    options.metadata_from = path_from_utf8(like);
     options.directory_syncs = &syncs;
     if (auto r = write_file_atomic(dest, bytes, options); !r) return r.error();
     return true;
@@ -153,7 +153,9 @@ class BatchMigrator::Impl {
         if (!destination)
             return fail(destination.error().code == ErrorCode::bad_usage ? false : true,
                         destination.error().message);
-        o.destination = destination->string();
+        // As named (in place, -o), or built under --output-dir: then shown with `/` on every
+        // system, as every path the library builds itself.
+        o.destination = path_to_utf8(*destination, !o_.in_place && !o_.output_dir.empty());
 
         if (o.from == o.to) {
             o.kind = Kind::up_to_date;
@@ -227,7 +229,7 @@ class BatchMigrator::Impl {
             options.directory_syncs = &syncs_;
             options.replace_existing = !o_.output_dir.empty();
             options.skip_identical = true;
-            options.metadata_from = in.path;
+            options.metadata_from = path_from_utf8(in.path);
         }
         // Made part by part, the result was never checked whole: it is, as it is read back.
         options.verify = verifier(format, o.to);
@@ -292,18 +294,19 @@ class BatchMigrator::Impl {
             if (entry.path == "-")
                 return make_error(ErrorCode::bad_usage,
                                   "standard input cannot be migrated in place");
-            return fs::path(entry.path);
+            return path_from_utf8(entry.path);
         }
-        if (!o_.output.empty()) return fs::path(o_.output);
+        if (!o_.output.empty()) return path_from_utf8(o_.output);
         if (o_.output_dir.empty()) return fs::path();
+        const fs::path input = path_from_utf8(entry.path);
         fs::path relative = entry.from_directory
-                                ? fs::path(entry.path).lexically_relative(entry.root)
-                                : fs::path(entry.path).filename();
+                                ? input.lexically_relative(path_from_utf8(entry.root))
+                                : input.filename();
         if (entry.path == "-") relative = "stdin.out";
-        fs::path dest = fs::path(o_.output_dir) / relative;
-        if (same_file(dest, entry.path))
+        fs::path dest = path_from_utf8(o_.output_dir) / relative;
+        if (same_file(dest, input))
             return make_error(ErrorCode::bad_usage,
-                              "the output " + display(dest.generic_string()) +
+                              "the output " + display(path_to_utf8(dest, true)) +
                                   " is the input itself; use --in-place to replace it");
         return dest;
     }
@@ -332,7 +335,7 @@ class BatchMigrator::Impl {
     Result<void> write_backup(const Input& in, std::uint32_t old_version,
                               AtomicFile& migrated) const {
         const fs::path& target = migrated.target();
-        fs::path backup = backup_name(target.string(), old_version);
+        const fs::path backup = path_from_utf8(backup_name(path_to_utf8(target), old_version));
         std::error_code ec;
         if (fs::exists(fs::symlink_status(backup, ec))) {
             const os::Status st = os::status_of(backup, /*follow=*/false);
@@ -341,7 +344,7 @@ class BatchMigrator::Impl {
                 if (existing && (*existing)->view() == in.source->view()) return {};
             }
             return make_error(ErrorCode::bad_usage,
-                              "the backup " + display(backup.generic_string()) +
+                              "the backup " + display(path_to_utf8(backup, true)) +
                                   " exists and is never overwritten: file not migrated");
         }
         AtomicWriteOptions options;
@@ -352,7 +355,7 @@ class BatchMigrator::Impl {
         auto r = write_file_atomic(backup, in.source->view(), options);
         if (!r)
             return make_error(ErrorCode::io_error, "cannot write the backup " +
-                                                       display(backup.generic_string()) + ": " +
+                                                       display(path_to_utf8(backup, true)) + ": " +
                                                        r.error().message);
         return {};
     }
@@ -382,11 +385,12 @@ BatchMigrator::destinations(std::span<const InputList::Entry> files) const {
             std::error_code ec;
             fs::path key = fs::weakly_canonical(*d, ec);
             if (ec) key = d->lexically_normal();
-            auto [at, fresh] = claimed.emplace(key.string(), i);
+            auto [at, fresh] = claimed.emplace(path_to_utf8(key), i);
             if (!fresh)
                 d = make_error(ErrorCode::bad_usage,
                                fmt::format("another input maps to this output ({}, from {})",
-                                           display(d->string()), display(files[at->second].path)));
+                                           display(path_to_utf8(*d)),
+                                           display(files[at->second].path)));
         }
         out.push_back(std::move(d));
     }

@@ -8,6 +8,7 @@
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
+#include "sparksave/input.hpp"
 #include "sparksave/json_out.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
@@ -19,7 +20,16 @@
 #include <fstream>
 #include <random>
 #include <thread>
-#ifndef _WIN32
+#ifdef _WIN32
+#include "file_io_os.hpp"
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#include <windows.h>
+#else
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -487,6 +497,111 @@ TEST_CASE("atomic write: the temporary name fits where the target's does") {
     CHECK(test::read_bytes(dir.path / name) == "second");
     CHECK(dir.entries() == 1);
 }
+
+TEST_CASE("paths as text are UTF-8 on every system: arguments, walks, destinations") {
+    // Outside every ANSI code page but Japanese, and outside that one too (U+00DC).
+    const std::string name = "セーブ Ünïcode.spark_save";
+    const fs::path path = path_from_utf8(name);
+#ifdef _WIN32
+    CHECK(path.native() == L"\u30bb\u30fc\u30d6 \u00dcn\u00efcode.spark_save");
+    CHECK(path_to_utf8(path_from_utf8("a\\b/c.kv")) == "a\\b/c.kv");
+    CHECK(path_to_utf8(path_from_utf8("a\\b/c.kv"), true) == "a/b/c.kv");
+    // Not UTF-8, an unpaired surrogate: U+FFFD, no exception.
+    CHECK(path_from_utf8("a\xff.kv").native() == L"a\ufffd.kv");
+    CHECK(path_to_utf8(fs::path(std::wstring{L'a', wchar_t(0xD800), L'b'})) == "a\xEF\xBF\xBD"
+                                                                               "b");
+#else
+    CHECK(path.native() == name); // bytes, as they are
+    CHECK(path_from_utf8("a\xff.kv").native() == "a\xff.kv");
+#endif
+    CHECK(path_to_utf8(path) == name);
+    CHECK(path_to_utf8(path_from_utf8("")).empty());
+
+    // A file of that name: opened by its UTF-8 name, found by a walk under that name, written
+    // and replaced through it.
+    TempDir dir;
+    const std::string root = path_to_utf8(dir.path, true);
+    REQUIRE(fs::create_directory(dir.path / path_from_utf8("フォルダ")));
+    const std::string file = root + "/フォルダ/" + name;
+    const std::string save =
+        test::read_bytes(test::testdata() / "spark_save" / "valid" / "v4-empty.spark_save");
+    test::write_bytes(path_from_utf8(file), save);
+    auto opened = open_input(file);
+    REQUIRE(opened);
+    CHECK(opened->path == file);
+    CHECK(opened->source->view() == save);
+    const InputList list = collect_inputs({root});
+    CHECK(list.problems.empty());
+    REQUIRE(list.files.size() == 1);
+    CHECK(list.files[0].path == file);
+    CHECK(list.files[0].root == root);
+    REQUIRE(write_file_atomic(path_from_utf8(file), "replaced"));
+    CHECK(test::read_bytes(dir.path / path_from_utf8("フォルダ") / path) == "replaced");
+    CHECK(std::distance(fs::directory_iterator(dir.path / path_from_utf8("フォルダ")),
+                        fs::directory_iterator()) == 1);
+}
+
+#ifdef _WIN32
+TEST_CASE("Windows: a path too long for MAX_PATH reaches Win32 in the extended-length form") {
+    // The form (file_io_win32.cpp win32_path): short paths as they are; a long one absolute,
+    // `.` and `..` resolved, `/` made `\`, prefixed `\\?\` (a share's `\\?\UNC\`).
+    std::wstring deep = L"C:\\";
+    for (int i = 0; i < 30; ++i) deep += L"abcdefghij\\";
+    CHECK(os::win32_path(L"C:\\short\\a.kv") == L"C:\\short\\a.kv");
+    CHECK(os::win32_path(L"short/a.kv") == L"short/a.kv");
+    CHECK(os::win32_path(L"NUL") == L"NUL");
+    CHECK(os::win32_path(deep + L"x\\..\\.\\y/z.kv") == L"\\\\?\\" + deep + L"y\\z.kv");
+    CHECK(os::win32_path(L"\\\\?\\" + deep + L"a.kv") == L"\\\\?\\" + deep + L"a.kv");
+    CHECK(os::win32_path(L"\\\\server\\share\\" + deep.substr(3) + L"a.kv") ==
+          L"\\\\?\\UNC\\server\\share\\" + deep.substr(3) + L"a.kv");
+    const std::wstring relative = os::win32_path(deep.substr(3) + L"r.kv");
+    CHECK(relative.starts_with(L"\\\\?\\"));
+    CHECK(relative.ends_with(L"\\" + deep.substr(3) + L"r.kv"));
+
+    // And in use: a directory tree deeper than 260 characters, made with the long form (plain
+    // CreateDirectoryW stops at 248 on Windows), written into, replaced, read, and a write that
+    // does not complete leaves nothing behind.
+    TempDir dir;
+    std::wstring at = dir.path.native();
+    std::vector<std::wstring> made;
+    while (at.size() < 300) {
+        at += L"\\directory-of-a-deep-tree";
+        REQUIRE(::CreateDirectoryW(os::win32_path(at).c_str(), nullptr));
+        made.push_back(at);
+    }
+    const fs::path target = at + L"\\save.spark_save";
+    REQUIRE(target.native().size() > MAX_PATH);
+    REQUIRE(write_file_atomic(target, "first"));
+    REQUIRE(write_file_atomic(target, "second"));
+    auto read = read_file(target, 100);
+    REQUIRE(read);
+    CHECK((*read)->view() == "second");
+    {
+        auto unfinished = AtomicFile::create(target, AtomicWriteOptions{});
+        REQUIRE(unfinished);
+        REQUIRE((*unfinished)->write("third"));
+    } // dropped before its commit: its temporary file is removed
+    auto entries = [&] {
+        WIN32_FIND_DATAW found{};
+        HANDLE h = ::FindFirstFileW(os::win32_path(at + L"\\*").c_str(), &found);
+        std::vector<std::wstring> names;
+        if (h == INVALID_HANDLE_VALUE) return names;
+        do {
+            if (std::wstring_view(found.cFileName) != L"." &&
+                std::wstring_view(found.cFileName) != L"..")
+                names.emplace_back(found.cFileName);
+        } while (::FindNextFileW(h, &found));
+        ::FindClose(h);
+        return names;
+    };
+    CHECK(entries() == std::vector<std::wstring>{L"save.spark_save"});
+    CHECK(test::read_bytes(os::win32_path(target)) == "second");
+    // Removed here with the long form (a plain remove_all may not reach that deep).
+    CHECK(::DeleteFileW(os::win32_path(target).c_str()));
+    for (auto it = made.rbegin(); it != made.rend(); ++it)
+        CHECK(::RemoveDirectoryW(os::win32_path(*it).c_str()));
+}
+#endif
 
 // POSIX only: Windows has no FIFO to make (its devices, NUL and CON, are not in a directory).
 #ifndef _WIN32

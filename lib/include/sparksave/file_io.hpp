@@ -171,4 +171,17 @@ void remove_temporary_files() noexcept;
 // `path` with every symbolic link in its last component followed (at most 40 hops).
 Result<std::filesystem::path> follow_symlinks(const std::filesystem::path& path);
 
+// Paths as text. Every path the library and the tool hold in a std::string (Input::path,
+// InputList, BatchOptions, FileOutcome::destination, command-line arguments) is UTF-8, on every
+// system; these two are the only conversions between such text and a std::filesystem::path. On
+// POSIX a path is bytes and nothing is converted. On Windows a path is UTF-16 (native()), and a
+// narrow std::string handed to std::filesystem::path, or taken from path::string(), would go
+// through the ANSI code page instead: a name outside it (`セーブ.spark_save` on a Western
+// system) would name another file, or throw. Neither conversion throws: text that is not UTF-8,
+// or a name with an unpaired UTF-16 surrogate, gets U+FFFD in its place.
+std::filesystem::path path_from_utf8(std::string_view utf8);
+// `path` in UTF-8 with its separators as they are (native), or with `/` (generic: every path
+// the library builds itself and shows, e.g. a walk's files, is shown with `/`).
+std::string path_to_utf8(const std::filesystem::path& path, bool generic = false);
+
 } // namespace sparksave
