@@ -5,6 +5,7 @@
 
 #include "sparksave/error.hpp"
 #include "sparksave/escape.hpp"
+#include "sparksave/file_io.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -20,14 +21,14 @@ namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 inline Error io_error_at(const std::filesystem::path& path, std::string_view what, int err) {
     std::string reason = err != 0 ? std::generic_category().message(err) : "unknown error";
     return make_error(ErrorCode::io_error,
-                      fmt::format("{} {}: {}", what, display(path.string(), true), reason));
+                      fmt::format("{} {}: {}", what, display(path_to_utf8(path), true), reason));
 }
 
 // `e` with the path in front of its message when it is an I/O error (file_io.hpp's errors do not
 // name the file).
 inline Error with_path(Error e, const std::filesystem::path& path) {
     if (e.code == ErrorCode::io_error)
-        e.message = fmt::format("{}: {}", display(path.string(), true), e.message);
+        e.message = fmt::format("{}: {}", display(path_to_utf8(path), true), e.message);
     return e;
 }
 

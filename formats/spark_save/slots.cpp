@@ -71,7 +71,7 @@ Error newer_build_error(const fs::path& path, std::uint32_t version, std::string
     return make_error(ErrorCode::unsupported_version,
                       fmt::format("{}: expected a save of version 1 to {}, found version {}, "
                                   "a newer build's save: {}",
-                                  display(path.string(), true), k_current_version, version, then),
+                                  display(path_to_utf8(path), true), k_current_version, version, then),
                       4, "version");
 }
 
@@ -119,7 +119,7 @@ Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
     std::map<std::string, Files> slots;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) break;
-        const std::string name = it->path().filename().string();
+        const std::string name = path_to_utf8(it->path().filename());
         std::string_view stem = name;
         const SlotFile kind = slot_file_kind(name); // 1.7, the one place of the rule
         if (kind == SlotFile::other) continue;
@@ -188,7 +188,7 @@ Result<void> write_slot(const fs::path& dir, std::string_view slot, std::string_
                 primary, current->version,
                 fmt::format("not overwritten (nor kept as the backup {}): load it with that "
                             "build, or delete it to discard it",
-                            display(backup.filename().string(), true)));
+                            display(path_to_utf8(backup.filename()), true)));
     }
     AtomicWriteOptions options;
     options.temporary = slot_path(dir, slot, ".tmp");
@@ -221,7 +221,7 @@ Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* 
             fmt::format("not loaded: load it with that build; the backup {} is an older "
                         "revision and is not loaded instead (a save over it would lose the "
                         "newer one)",
-                        display(backup_path.filename().string(), true)));
+                        display(path_to_utf8(backup_path.filename()), true)));
     Revision backup = examine(backup_path);
     if (backup.kind == Revision::Kind::loads) {
         if (used_backup) *used_backup = true;
@@ -229,7 +229,7 @@ Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* 
     }
     Error e = std::move(primary.error);
     e.message += fmt::format(
-        " (and the backup {}: {})", display(backup_path.filename().string(), true),
+        " (and the backup {}: {})", display(path_to_utf8(backup_path.filename()), true),
         backup.error.code == ErrorCode::io_error ? backup.error.message : backup.error.describe());
     return e;
 }
