@@ -71,7 +71,8 @@ Error newer_build_error(const fs::path& path, std::uint32_t version, std::string
     return make_error(ErrorCode::unsupported_version,
                       fmt::format("{}: expected a save of version 1 to {}, found version {}, "
                                   "a newer build's save: {}",
-                                  display(path_to_utf8(path), true), k_current_version, version, then),
+                                  display(path_to_utf8(path), true), k_current_version, version,
+                                  then),
                       4, "version");
 }
 
