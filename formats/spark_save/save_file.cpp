@@ -251,9 +251,10 @@ namespace {
 
 // Storage for the views that never moves: blocks of raw memory that grow geometrically, each
 // object constructed as it is appended (no zero-filled or copied array: a parse touches only the
-// pages it writes, once, in huge pages where the system gives them: huge_pages.hpp). A run (one component's properties, one entity's components) stays
-// contiguous, as its span needs: when a block fills inside a run, the run so far moves to the
-// next block (at most 65535 elements, formats/README.md §1.1 u16 counts).
+// pages it writes, once, in huge pages where the system gives them: huge_pages.hpp). A run (one
+// component's properties, one entity's components) stays contiguous, as its span needs: when a
+// block fills inside a run, the run so far moves to the next block (at most 65535 elements,
+// formats/README.md §1.1 u16 counts).
 template <class T> class Blocks {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
 
@@ -530,21 +531,38 @@ struct SaveWriter::State {
             refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
         };
     }
-    // The view of `n` bytes at `at` of the output, after telling the rules if it moved.
+    // The view of `n` bytes at `at` of the output (at + n <= its size), after telling the rules
+    // if it moved.
     std::string_view written(std::size_t at, std::size_t n) {
-        const std::string_view all = out.view();
-        if (all.data() != base) {
-            rules.rebase(base, all.data());
-            base = all.data();
-        }
-        return all.substr(at, n);
+        const char* now = out.view().data();
+        if (now != base) [[unlikely]]
+            moved(now);
+        return {now + at, n};
+    }
+    [[gnu::noinline]] void moved(const char* now) {
+        rules.rebase(base, now);
+        base = now;
     }
     // 1.4: the reader refuses a file above 512 MiB; nothing beyond it is kept.
     void check_size() {
         if (out.size() > k_max_file_size) [[unlikely]]
-            refuse(make_error(
-                ErrorCode::too_large,
-                fmt::format("expected at most {} bytes (512 MiB), found more", k_max_file_size)));
+            too_large();
+    }
+    [[gnu::cold, gnu::noinline]] void too_large() {
+        refuse(make_error(
+            ErrorCode::too_large,
+            fmt::format("expected at most {} bytes (512 MiB), found more", k_max_file_size)));
+    }
+    // The refusals of property(), out of the way of its path (once a property).
+    [[gnu::cold, gnu::noinline]] void misplaced_property(std::string_view key) {
+        if (misuse.empty())
+            misuse = fmt::format("property({}) before any component() of the current entity",
+                                 display(key, true));
+    }
+    [[gnu::cold, gnu::noinline]] void long_pair(int refused, std::string_view key,
+                                                std::string_view value) {
+        refuse(too_long(rules.property_path(key), refused == 1 ? "key" : "value",
+                        refused == 1 ? key.size() : value.size()));
     }
     void close_component() {
         if (!in_component) return;
@@ -652,10 +670,8 @@ SaveWriter& SaveWriter::component(std::string_view type) {
 
 SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
     State& s = *s_;
-    if (!s.in_component) {
-        if (s.misuse.empty())
-            s.misuse = fmt::format("property({}) before any component() of the current entity",
-                                   display(key, true));
+    if (!s.in_component) [[unlikely]] {
+        s.misplaced_property(key);
         return *this;
     }
     ++s.properties;
@@ -664,8 +680,7 @@ SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
     ++s.component_properties;
     const std::size_t at = s.out.size();
     if (const int refused = s.out.pair16(key, value); refused != 0) [[unlikely]] {
-        s.refuse(too_long(s.rules.property_path(key), refused == 1 ? "key" : "value",
-                          refused == 1 ? key.size() : value.size()));
+        s.long_pair(refused, key, value);
         return *this;
     }
     s.rules.property(s.written(at + 2, key.size()), value, at, s.rule());
