@@ -343,9 +343,11 @@ struct ViewSink : NullSink {
 
 // The first block sizes, from the file's size: its bytes hold at most size / 4 components and
 // as many properties (formats/README.md §1.1: each is at least 4 bytes), and a save's are mostly
-// longer, so the estimate is a fraction of that bound (a file of shorter ones grows the blocks).
+// longer, so the estimate is a fraction of that bound (a file of shorter ones grows the blocks),
+// and at most 2^20 views (32 MiB: a large file's blocks double from there, never far above what
+// is used).
 std::size_t first_block(std::size_t file_size, std::size_t min_size, std::size_t typical) {
-    return std::min(file_size / min_size, file_size / typical + 16);
+    return std::min({file_size / min_size, file_size / typical + 16, std::size_t{1} << 20});
 }
 
 } // namespace

@@ -790,13 +790,13 @@ TEST_CASE("SaveWriter: the rules still see every earlier name after its output b
 
 TEST_CASE("SaveWriter and SaveView: runs longer than a block, outputs past the huge-page size") {
     // SaveView keeps its views in blocks sized from the file (about size / 16 properties and
-    // size / 128 components, then doubling) that never move; each component's properties and
-    // each entity's components are one span, so a run that meets a block's end moves whole to
-    // the next. Here runs are far longer than that: 8 components of 60,000 six-byte properties
-    // (the first property block ends inside the fifth) and an entity of 60,000 components of no
-    // property (the first component block ends inside it). The output, ~4.5 MB, takes the
-    // writer's buffer past its 1 MiB -> 4 MiB step and both kinds of buffer past the size from
-    // which huge pages are advised (huge_pages.hpp).
+    // size / 128 components, at most 2^20, then doubling) that never move; each component's
+    // properties and each entity's components are one span, so a run that meets a block's end moves
+    // whole to the next. Here runs are far longer than that: 8 components of 60,000 six-byte
+    // properties (the first property block ends inside the sixth) and an entity of 60,000
+    // components of no property (the first component block ends inside it). The output, ~4.5 MB,
+    // takes the writer's buffer past its 1 MiB -> 4 MiB step and both kinds of buffer past the size
+    // from which huge pages are advised (huge_pages.hpp).
     constexpr int k_big = 8, k_run = 60000;
     auto key = [](int p) { return fmt::format("{:04x}", p); };
     auto value = [](int e, int p) { return std::string(1, static_cast<char>('a' + (e + p) % 26)); };
