@@ -1,6 +1,7 @@
 // Timings of the engine-facing API (sparksave/save_file.hpp, issue 14), for bench/run.py. Each
-// mode prints one line `seconds bytes cpu_seconds` (the best of REPEAT runs, hot page cache:
-// wall-clock, then the process's CPU time, which moves less on a shared machine):
+// mode prints one line `seconds bytes cpu_seconds peak_rss_bytes` (the best of REPEAT runs, hot
+// page cache: wall-clock, then the process's CPU time, which moves less on a shared machine;
+// then the process's peak resident memory, its inputs included):
 //
 //   api_bench metadata DIR [REPEAT]   read_metadata(path) of every file in DIR
 //   api_bench head DIR [REPEAT]       the baseline: open each file, read its first 4 KiB, close
@@ -19,6 +20,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <sys/resource.h>
 #include <vector>
 
 namespace ss = sparksave::spark_save;
@@ -146,6 +148,9 @@ int main(int argc, char** argv) {
         return fail("unknown mode");
     }
     if (!ok) return 1;
-    std::printf("%.6f %llu %.6f\n", seconds, static_cast<unsigned long long>(bytes), best_cpu);
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("%.6f %llu %.6f %lld\n", seconds, static_cast<unsigned long long>(bytes), best_cpu,
+                static_cast<long long>(usage.ru_maxrss) * 1024);
     return 0;
 }

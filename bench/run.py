@@ -184,10 +184,10 @@ def main():
     api = os.path.join(os.path.dirname(gen), "api_bench")
     if os.path.exists(api):
         def api_run(*a):
-            """(wall seconds, count, CPU seconds) of one api_bench mode, best of --repeat."""
+            """(wall seconds, count, CPU seconds, peak RSS bytes) of one api_bench mode, best of --repeat."""
             out = subprocess.run([api, *a, str(repeat)], check=True, stdout=subprocess.PIPE, text=True).stdout
-            t, n, cpu = out.split()
-            return float(t), int(n), float(cpu)
+            t, n, cpu, rss = out.split()
+            return float(t), int(n), float(cpu), int(rss)
 
         # A load-game menu at three save sizes (~130 KB, ~1.3 MB, ~13 MB: 200, 2,000 and 20,000
         # entities): read_metadata should not move with the size. 1,000 saves each (100 of 13 MB:
@@ -204,19 +204,19 @@ def main():
                 open(menu_tag, "w").close()
             menu_files = os.listdir(menu)
             menu_mb = mb(sum(os.path.getsize(os.path.join(menu, f)) for f in menu_files)) / len(menu_files)
-            _, _, c_head = api_run("head", menu)
-            t_meta, n, c_meta = api_run("metadata", menu)
+            _, _, c_head, _ = api_run("head", menu)
+            t_meta, n, c_meta, rss = api_run("metadata", menu)
             what = f"{n} saves ({menu_mb:.2f} MB each)"
-            add("read_metadata (load-game menu)", what, t_meta, 0, files=n,
+            add("read_metadata (load-game menu)", what, t_meta, rss, files=n,
                 note=f"CPU {c_meta * 1e6 / n:.1f} us a file, {c_meta / c_head:.1f}x reading the first 4 KiB of "
                      f"each (CPU {c_head * 1e6 / n:.1f} us a file)")
         t_verify, _ = best([sparksave, "verify", mid4], repeat)
-        t, n, cpu = api_run("parse", mid4)
-        add("SaveView::parse", f"mid v4 ({mb(n):.1f} MB)", t, 0, size=n,
+        t, n, cpu, rss = api_run("parse", mid4)
+        add("SaveView::parse", f"mid v4 ({mb(n):.1f} MB)", t, rss, size=n,
             note=f"CPU {cpu * 1000:.1f} ms (both threads); `sparksave verify` of the same file: {t_verify:.3f} s, "
                  f"{mb(n) / t_verify:,.0f} MB/s (a process: start, map, print)")
-        t, n, cpu = api_run("writer", str(max(entities // 20, 100)))
-        add("SaveWriter::finish (encode as built, rules as written)", f"{mb(n):.1f} MB of output", t, 0, size=n,
+        t, n, cpu, rss = api_run("writer", str(max(entities // 20, 100)))
+        add("SaveWriter::finish (encode as built, rules as written)", f"{mb(n):.1f} MB of output", t, rss, size=n,
             note=f"CPU {cpu * 1000:.1f} ms: {mb(n) / cpu:,.0f} MB/s")
 
     # Peers that parse: Kaitai Struct (node) and a Python struct reader.

@@ -66,7 +66,8 @@ class RepeatFinder {
     // plain integer, not an optional: returning an optional through the stack cost a
     // store-forwarding stall per property, a quarter of a large file's read.)
     [[gnu::always_inline]] std::size_t seen(std::string_view key, std::size_t offset) {
-        if (hashed_ || count_ == k_linear_limit) return seen_slow(key, offset);
+        if (count_ == k_linear_limit) [[unlikely]] // full, or hashed (the count stays there)
+            return seen_slow(key, offset);
         const std::uint64_t f = fingerprint(key);
         const std::uint64_t bit = std::uint64_t{1} << (f >> 58);
         if (filter_ & bit) {
@@ -174,11 +175,7 @@ class ContentRules {
     [[gnu::always_inline]] void property(std::string_view key, std::string_view value,
                                          std::size_t offset, Rule&& rule) {
         if (const std::size_t first = keys_seen_.seen(key, offset); first != RepeatFinder::k_new)
-            rule(ErrorCode::duplicate_key, offset, property_path(key),
-                 fmt::format("expected each property key once per component, found {} again "
-                             "(first at offset {:#x})",
-                             display(key, true), first),
-                 "keeps the last value");
+            repeated_key(key, offset, first, rule);
         if (transform_ && key == k_parent) parent_text(key, value, offset, rule);
     }
     void component_end() {
@@ -249,9 +246,21 @@ class ContentRules {
     }
 
   private:
+    // 1.3, 1.4: a key repeated in a component. Out of line and cold: the property path (once a
+    // property of the file) stays short. `rule` by value: a lambda of one pointer, in a register
+    // (by reference, the caller would keep it in memory on every property).
+    template <class Rule>
+    [[gnu::cold, gnu::noinline]] void repeated_key(std::string_view key, std::size_t offset,
+                                                   std::size_t first, Rule rule) const {
+        rule(ErrorCode::duplicate_key, offset, property_path(key),
+             fmt::format("expected each property key once per component, found {} again "
+                         "(first at offset {:#x})",
+                         display(key, true), first),
+             "keeps the last value");
+    }
     // 1.3/1.4: a Transform parent is an integer >= -1 with nothing after it.
     template <class Rule>
-    void parent_text(std::string_view key, std::string_view value, std::size_t offset, Rule& rule) {
+    void parent_text(std::string_view key, std::string_view value, std::size_t offset, Rule rule) {
         auto index = parse_parent_index(value);
         if (!index || *index < -1) {
             rule(ErrorCode::bad_parent, offset, property_path(key),

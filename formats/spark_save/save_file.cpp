@@ -12,6 +12,7 @@
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
+#include "sparksave/huge_pages.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/save_file.hpp"
@@ -27,9 +28,12 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <system_error>
+#include <type_traits>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -232,24 +236,73 @@ Result<Metadata> read_metadata(const fs::path& file) {
 
 // --- SaveView -----------------------------------------------------------------------------
 
+namespace {
+
+// Storage for the views that never moves: blocks of raw memory that grow geometrically, each
+// object constructed as it is appended (no zero-filled or copied array: a parse touches only the
+// pages it writes, once, in huge pages where the system gives them: huge_pages.hpp). A run (one
+// component's properties, one entity's components) stays contiguous, as its span needs: when a
+// block fills inside a run, the run so far moves to the next block (at most 65535 elements,
+// formats/README.md §1.1 u16 counts).
+template <class T> class Blocks {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+  public:
+    // `first`: the first block's size in elements (a bound or an estimate; later blocks double).
+    Blocks() = default;
+    explicit Blocks(std::size_t first) : next_(std::max<std::size_t>(first, 16)) {}
+
+    void begin_run() noexcept { run_ = used_; }
+    T& push(const T& v) {
+        if (used_ == cap_) [[unlikely]]
+            grow();
+        return *std::construct_at(cur_ + used_++, v);
+    }
+    T& back() noexcept { return cur_[used_ - 1]; }
+    std::span<const T> run() const noexcept { return {cur_ + run_, used_ - run_}; }
+
+  private:
+    struct Free {
+        void operator()(T* p) const noexcept { ::operator delete(p); }
+    };
+    [[gnu::noinline]] void grow() {
+        const std::size_t keep = used_ - run_;
+        const std::size_t size = std::max(next_, keep * 2);
+        std::unique_ptr<T, Free> block(static_cast<T*>(::operator new(size * sizeof(T))));
+        prefer_huge_pages(block.get(), size * sizeof(T));
+        for (std::size_t i = 0; i < keep; ++i) std::construct_at(block.get() + i, cur_[run_ + i]);
+        cur_ = block.get();
+        blocks_.push_back(std::move(block));
+        cap_ = size;
+        used_ = keep;
+        run_ = 0;
+        next_ = size * 2;
+    }
+
+    std::vector<std::unique_ptr<T, Free>> blocks_;
+    T* cur_ = nullptr;
+    std::size_t cap_ = 0, used_ = 0, run_ = 0, next_ = 16;
+};
+
+} // namespace
+
 struct SaveView::Data {
     Metadata metadata;
-    std::vector<Property> properties;
-    std::vector<Component> components;
     std::vector<Entity> entities;
+    Blocks<Component> components; // each entity's, in a run
+    Blocks<Property> properties;  // each component's, in a run
     std::vector<Property> custom;
     std::vector<Error> warnings;
 };
 
 namespace {
 
-// A Reader sink that collects views. Spans are made at the end (the vectors grow meanwhile).
+// A Reader sink that collects views. Each span is set when its run ends: the blocks never move.
 struct ViewSink : NullSink {
     SaveView::Data* d;
     std::uint32_t version = 0;
     bool complete = false;
     std::optional<Result<Metadata>> meta;
-    std::vector<std::size_t> first_component, first_property;
 
     void on_header(std::uint32_t v) { version = v; }
     void on_metadata(std::string_view, std::size_t, const MetadataBlock& m) {
@@ -258,37 +311,33 @@ struct ViewSink : NullSink {
     }
     void on_entities_begin(std::uint32_t count, std::size_t) {
         d->entities.reserve(count); // the reader checked the count against the bytes left
-        first_component.reserve(count);
     }
     void on_entity(std::string_view name, std::size_t, std::uint32_t) {
         d->entities.push_back({name, {}});
-        first_component.push_back(d->components.size());
+        d->components.begin_run();
     }
     void on_component(std::string_view type, std::size_t) {
-        d->components.push_back({type, {}});
-        first_property.push_back(d->properties.size());
+        d->components.push({type, {}});
+        d->properties.begin_run();
     }
     void on_property(std::string_view key, std::string_view value, std::size_t, std::size_t) {
-        d->properties.push_back({key, value});
+        d->properties.push({key, value});
     }
+    void on_component_end(std::size_t) { d->components.back().properties = d->properties.run(); }
+    void on_entity_end(std::size_t) { d->entities.back().components = d->components.run(); }
     void on_pair(std::string_view key, std::string_view value, std::size_t, std::size_t) {
         d->custom.push_back({key, value});
     }
-    void link() {
-        for (std::size_t c = 0; c < d->components.size(); ++c) {
-            const std::size_t end =
-                c + 1 < d->components.size() ? first_property[c + 1] : d->properties.size();
-            d->components[c].properties = std::span<const Property>(
-                d->properties.data() + first_property[c], end - first_property[c]);
-        }
-        for (std::size_t e = 0; e < d->entities.size(); ++e) {
-            const std::size_t end =
-                e + 1 < d->entities.size() ? first_component[e + 1] : d->components.size();
-            d->entities[e].components = std::span<const Component>(
-                d->components.data() + first_component[e], end - first_component[e]);
-        }
-    }
 };
+
+// The first block sizes, from the file's size: its bytes hold at most size / 4 components and
+// as many properties (formats/README.md §1.1: each is at least 4 bytes), and a save's are mostly
+// longer, so the estimate is a fraction of that bound (a file of shorter ones grows the blocks),
+// and at most 2^20 views (32 MiB: a large file's blocks double from there, never far above what
+// is used).
+std::size_t first_block(std::size_t file_size, std::size_t min_size, std::size_t typical) {
+    return std::min({file_size / min_size, file_size / typical + 16, std::size_t{1} << 20});
+}
 
 } // namespace
 
@@ -304,6 +353,8 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
         crc_alongside(data), [data] { return whole_crc(data); },
         [&](const CrcHint& crc) {
             *d = Data{};
+            d->components = Blocks<Component>(first_block(data.size(), k_min_component_size, 128));
+            d->properties = Blocks<Property>(first_block(data.size(), k_min_pair_size, 16));
             findings = Findings{};
             sink = ViewSink{};
             sink.d = d.get();
@@ -331,7 +382,6 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
                                       k_oldest_loadable, k_current_version, sink.version),
                           4, "version");
     d->metadata = std::move(**sink.meta);
-    sink.link();
     for (const Error& f : findings.items())
         if (f.severity == Severity::warning) d->warnings.push_back(f);
     return SaveView(std::move(d));
@@ -472,21 +522,38 @@ struct SaveWriter::State {
             refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
         };
     }
-    // The view of `n` bytes at `at` of the output, after telling the rules if it moved.
+    // The view of `n` bytes at `at` of the output (at + n <= its size), after telling the rules
+    // if it moved.
     std::string_view written(std::size_t at, std::size_t n) {
-        const std::string_view all = out.view();
-        if (all.data() != base) {
-            rules.rebase(base, all.data());
-            base = all.data();
-        }
-        return all.substr(at, n);
+        const char* now = out.view().data();
+        if (now != base) [[unlikely]]
+            moved(now);
+        return {now + at, n};
+    }
+    [[gnu::noinline]] void moved(const char* now) {
+        rules.rebase(base, now);
+        base = now;
     }
     // 1.4: the reader refuses a file above 512 MiB; nothing beyond it is kept.
     void check_size() {
         if (out.size() > k_max_file_size) [[unlikely]]
-            refuse(make_error(
-                ErrorCode::too_large,
-                fmt::format("expected at most {} bytes (512 MiB), found more", k_max_file_size)));
+            too_large();
+    }
+    [[gnu::cold, gnu::noinline]] void too_large() {
+        refuse(make_error(
+            ErrorCode::too_large,
+            fmt::format("expected at most {} bytes (512 MiB), found more", k_max_file_size)));
+    }
+    // The refusals of property(), out of the way of its path (once a property).
+    [[gnu::cold, gnu::noinline]] void misplaced_property(std::string_view key) {
+        if (misuse.empty())
+            misuse = fmt::format("property({}) before any component() of the current entity",
+                                 display(key, true));
+    }
+    [[gnu::cold, gnu::noinline]] void long_pair(int refused, std::string_view key,
+                                                std::string_view value) {
+        refuse(too_long(rules.property_path(key), refused == 1 ? "key" : "value",
+                        refused == 1 ? key.size() : value.size()));
     }
     void close_component() {
         if (!in_component) return;
@@ -594,10 +661,8 @@ SaveWriter& SaveWriter::component(std::string_view type) {
 
 SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
     State& s = *s_;
-    if (!s.in_component) {
-        if (s.misuse.empty())
-            s.misuse = fmt::format("property({}) before any component() of the current entity",
-                                   display(key, true));
+    if (!s.in_component) [[unlikely]] {
+        s.misplaced_property(key);
         return *this;
     }
     ++s.properties;
@@ -606,8 +671,7 @@ SaveWriter& SaveWriter::property(std::string_view key, std::string_view value) {
     ++s.component_properties;
     const std::size_t at = s.out.size();
     if (const int refused = s.out.pair16(key, value); refused != 0) [[unlikely]] {
-        s.refuse(too_long(s.rules.property_path(key), refused == 1 ? "key" : "value",
-                          refused == 1 ? key.size() : value.size()));
+        s.long_pair(refused, key, value);
         return *this;
     }
     s.rules.property(s.written(at + 2, key.size()), value, at, s.rule());

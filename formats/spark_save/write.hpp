@@ -7,6 +7,7 @@
 
 #include "sparksave/crc32.hpp"
 #include "sparksave/error.hpp"
+#include "sparksave/huge_pages.hpp"
 #include "sparksave/version.hpp"
 
 #include <boost/endian/conversion.hpp>
@@ -24,11 +25,19 @@ namespace sparksave::inline SPARKSAVE_ABI::spark_save {
 Error too_long(std::string path, std::string_view what, std::size_t size);
 Error too_many(std::string path, std::string_view what, std::size_t n);
 
-// Bytes appended to one buffer that grows geometrically (its tail beyond size() is room, not
-// data): each write is a bounds test and a store or memcpy, no library call per field.
+// Bytes appended to one buffer: each write is a bounds test and a store or memcpy, no library
+// call per field. The buffer's capacity grows geometrically; its string size (the part that may
+// be written: the tail beyond size() is room, not data) follows in steps of at most k_step, so
+// a growth copies only the bytes written and no page is touched (zero-filled) long before it is
+// written: a large output costs its own pages and the smaller buffers it grew through, in huge
+// pages where the system gives them (huge_pages.hpp).
 class Encoder {
   public:
-    explicit Encoder(std::size_t reserve = 0) { buf_.resize(reserve); }
+    // `reserve`: the capacity to start with (the expected size, or less).
+    explicit Encoder(std::size_t reserve = 0) {
+        buf_.reserve(reserve);
+        prefer_huge_pages(buf_.data(), buf_.capacity());
+    }
 
     // magic, version, metaSize, the block (1.1). The caller checked the block's size.
     void head(std::uint32_t version, std::string_view block) {
@@ -117,8 +126,21 @@ class Encoder {
         return p;
     }
     [[gnu::noinline]] void grow(std::size_t n) {
-        buf_.resize(std::max(buf_.size() * 2, size_ + n + 256));
+        const std::size_t need = size_ + n;
+        if (need > buf_.capacity()) {
+            std::size_t capacity = std::max(buf_.capacity() * 2, need + k_step);
+            // Past 1 MiB, straight to a buffer that huge pages can back.
+            if (capacity > k_huge_page_min / 4) capacity = std::max(capacity, k_huge_page_min);
+            std::string next;
+            next.reserve(capacity);
+            prefer_huge_pages(next.data(), next.capacity()); // before a byte of it is touched
+            next.append(buf_.data(), size_);                 // only the bytes written
+            buf_.swap(next);
+        }
+        buf_.resize(std::min(buf_.capacity(), std::max(need, size_ + k_step)));
     }
+
+    static constexpr std::size_t k_step = std::size_t{64} << 10;
 
     std::string buf_;
     std::size_t size_ = 0;

@@ -789,6 +789,56 @@ TEST_CASE("SaveWriter: the rules still see every earlier name after its output b
     }
 }
 
+TEST_CASE("SaveWriter and SaveView: runs longer than a block, outputs past the huge-page size") {
+    // SaveView keeps its views in blocks sized from the file (about size / 16 properties and
+    // size / 128 components, at most 2^20, then doubling) that never move; each component's
+    // properties and each entity's components are one span, so a run that meets a block's end moves
+    // whole to the next. Here runs are far longer than that: 8 components of 60,000 six-byte
+    // properties (the first property block ends inside the sixth) and an entity of 60,000
+    // components of no property (the first component block ends inside it). The output, ~4.5 MB,
+    // takes the writer's buffer past its 1 MiB -> 4 MiB step and both kinds of buffer past the size
+    // from which huge pages are advised (huge_pages.hpp).
+    constexpr int k_big = 8, k_run = 60000;
+    auto key = [](int p) { return fmt::format("{:04x}", p); };
+    auto value = [](int e, int p) { return std::string(1, static_cast<char>('a' + (e + p) % 26)); };
+    ss::SaveWriter w(sample_metadata());
+    for (int e = 0; e < k_big; ++e) {
+        w.entity(fmt::format("Big{}", e)).component("Run");
+        for (int p = 0; p < k_run; ++p) w.property(key(p), value(e, p));
+    }
+    w.entity("Wide");
+    for (int c = 0; c < k_run; ++c) w.component(key(c));
+    w.entity("Last").component("Transform").property("parent", "-1");
+    auto bytes = w.finish();
+    REQUIRE_MESSAGE(bytes.has_value(), bytes.error().describe());
+    CHECK(bytes->size() > (std::size_t{4} << 20));
+    auto view = ss::SaveView::parse(as_save_bytes(*bytes));
+    REQUIRE_MESSAGE(view.has_value(), view.error().describe());
+    const auto entities = view->entities();
+    REQUIRE(entities.size() == k_big + 2);
+    std::size_t wrong = 0;
+    for (int e = 0; e < k_big; ++e) {
+        CAPTURE(e);
+        CHECK(entities[e].name == fmt::format("Big{}", e));
+        REQUIRE(entities[e].components.size() == 1);
+        CHECK(entities[e].components[0].type == "Run");
+        const auto properties = entities[e].components[0].properties;
+        REQUIRE(properties.size() == k_run);
+        for (int p = 0; p < k_run; ++p)
+            wrong += properties[p].key != key(p) || properties[p].value != value(e, p) ||
+                     !inside(properties[p].key, *bytes);
+    }
+    CHECK(entities[k_big].name == "Wide");
+    const auto wide = entities[k_big].components;
+    REQUIRE(wide.size() == k_run);
+    for (int c = 0; c < k_run; ++c)
+        wrong +=
+            wide[c].type != key(c) || !wide[c].properties.empty() || !inside(wide[c].type, *bytes);
+    CHECK(wrong == 0);
+    REQUIRE(entities[k_big + 1].components.size() == 1);
+    CHECK(entities[k_big + 1].components[0].properties[0].value == "-1");
+}
+
 TEST_CASE("SaveWriter: the bytes of write() for the tree the reader makes of them") {
     // One encoder (write.hpp) for both: a save built by SaveWriter, read into a tree and written
     // back by the format's writer, is the same bytes.
