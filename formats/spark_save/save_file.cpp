@@ -236,7 +236,8 @@ Result<Metadata> read_metadata(const fs::path& file) {
 
 // --- SaveView -----------------------------------------------------------------------------
 
-namespace {
+// Not in an anonymous namespace: SaveView::Data, a class of the library, holds them.
+namespace view_storage {
 
 // Storage for the views that never moves: blocks of raw memory that grow geometrically, each
 // object constructed as it is appended (no zero-filled or copied array: a parse touches only the
@@ -284,13 +285,13 @@ template <class T> class Blocks {
     std::size_t cap_ = 0, used_ = 0, run_ = 0, next_ = 16;
 };
 
-} // namespace
+} // namespace view_storage
 
 struct SaveView::Data {
     Metadata metadata;
     std::vector<Entity> entities;
-    Blocks<Component> components; // each entity's, in a run
-    Blocks<Property> properties;  // each component's, in a run
+    view_storage::Blocks<Component> components; // each entity's, in a run
+    view_storage::Blocks<Property> properties;  // each component's, in a run
     std::vector<Property> custom;
     std::vector<Error> warnings;
 };
@@ -353,8 +354,10 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
         crc_alongside(data), [data] { return whole_crc(data); },
         [&](const CrcHint& crc) {
             *d = Data{};
-            d->components = Blocks<Component>(first_block(data.size(), k_min_component_size, 128));
-            d->properties = Blocks<Property>(first_block(data.size(), k_min_pair_size, 16));
+            d->components = view_storage::Blocks<Component>(
+                first_block(data.size(), k_min_component_size, 128));
+            d->properties =
+                view_storage::Blocks<Property>(first_block(data.size(), k_min_pair_size, 16));
             findings = Findings{};
             sink = ViewSink{};
             sink.d = d.get();

@@ -8,7 +8,7 @@
 # own library has neither that nor, in the dev preset, Release; the two libraries are built
 # here, library only, in LIB_DIR (kept between runs, so a rerun rebuilds only what changed).
 #
-# -D: BUILD_DIR BUILD_TYPE PROJECT_DIR SOURCE_DIR WORK_DIR LIB_DIR SAVE TESTDATA MAN_PAGE
+# -D: BUILD_DIR BUILD_TYPE BUILD_SHARED PROJECT_DIR SOURCE_DIR WORK_DIR LIB_DIR SAVE TESTDATA MAN_PAGE
 #     SANITIZE CXX LAUNCHER
 file(REMOVE_RECURSE ${WORK_DIR})
 set(prefix ${WORK_DIR}/prefix)
@@ -30,22 +30,23 @@ if(LAUNCHER)
     list(APPEND common -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
 
-# The library of one configuration, built (library only: no CLI11, no tests) and installed.
+# The library of one configuration, built (library only: no CLI11, no tests; a unity build, as
+# package/run.cmake's) and installed.
 function(install_library config cxx_flags)
     set(tree ${LIB_DIR}/${config})
     run("configuring the ${config} library" ${CMAKE_COMMAND} -S ${PROJECT_DIR} -B ${tree}
         ${common} -DCMAKE_BUILD_TYPE=${config} "-DCMAKE_CXX_FLAGS=${cxx_flags}"
         -DSPARKSAVE_BUILD_APP=OFF -DSPARKSAVE_BUILD_TESTS=OFF -DSPARKSAVE_BUILD_BENCH=OFF
-        -DSPARKSAVE_SANITIZE=${SANITIZE})
+        -DSPARKSAVE_SANITIZE=${SANITIZE} -DCMAKE_UNITY_BUILD=ON)
     run("building the ${config} library" ${CMAKE_COMMAND} --build ${tree} --target sparksave -j 2)
     run("installing the ${config} library" ${CMAKE_COMMAND} --install ${tree} --prefix ${prefix})
 endfunction()
 
-# This build's install first (its headers, package files, man pages); then the Debug library
-# for _GLIBCXX_DEBUG; the Release library last, so sparksave.pc (the last installed) names it.
-run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+# The Debug library for _GLIBCXX_DEBUG, then the Release library, last, so sparksave.pc (the
+# last installed) names it. A static Release build's own install is that library (a shared
+# build's is not: its package has only the API's headers, package/shared checks it).
 install_library(Debug "${flags} -D_GLIBCXX_DEBUG")
-if(BUILD_TYPE STREQUAL "Release")
+if(BUILD_TYPE STREQUAL "Release" AND NOT BUILD_SHARED)
     run("install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 else()
     install_library(Release "${flags}")

@@ -11,7 +11,10 @@ file(REMOVE_RECURSE ${WORK_DIR})
 
 set(args -DSPARKSAVE_BUILD_APP=OFF -DSPARKSAVE_BUILD_TESTS=OFF -DSPARKSAVE_BUILD_BENCH=OFF
          -DCMAKE_BUILD_TYPE=${BUILD_TYPE} -DCMAKE_CXX_COMPILER=${CXX}
-         -DSPARKSAVE_WERROR=${WERROR} -DSPARKSAVE_SANITIZE=${SANITIZE})
+         -DSPARKSAVE_WERROR=${WERROR} -DSPARKSAVE_SANITIZE=${SANITIZE}
+         # A unity build: the same sources in fewer translation units, about 3x faster to build
+         # (this test checks the package, not each file alone: the dev build does that).
+         -DCMAKE_UNITY_BUILD=ON)
 if(LAUNCHER)
     list(APPEND args -DCMAKE_CXX_COMPILER_LAUNCHER=${LAUNCHER})
 endif()
