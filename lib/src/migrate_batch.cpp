@@ -12,9 +12,11 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <shared_mutex>
 
 namespace fs = std::filesystem;
 
@@ -83,11 +85,28 @@ class BatchMigrator::Impl {
   public:
     explicit Impl(BatchOptions o) : o_(std::move(o)) {}
 
+    // A file that runs out of memory fails alone: its writes are undone as they unwind, the
+    // others go on. When other files were being migrated at that moment (--jobs), what they held
+    // may be why: it is tried once more, alone (the other threads wait before their next file),
+    // so it fails only for its own need.
     FileOutcome run(const InputList::Entry& entry, const Result<fs::path>& destination) const {
+        {
+            std::shared_lock shared(alone_);
+            struct Running {
+                std::atomic<unsigned>& n;
+                ~Running() { --n; }
+            } running{running_};
+            const bool others = ++running_ > 1;
+            try {
+                return run_file(entry, destination);
+            } catch (const std::bad_alloc&) {
+                if (!others && running_.load() == 1) return fail(true, "out of memory");
+            }
+        }
+        std::unique_lock alone(alone_);
         try {
             return run_file(entry, destination);
         } catch (const std::bad_alloc&) {
-            // This file fails alone (its writes are undone as they unwind); the others go on.
             return fail(true, "out of memory");
         }
     }
@@ -363,6 +382,10 @@ class BatchMigrator::Impl {
     BatchOptions o_;
     // Every output's directory, made durable once when the batch ends.
     mutable DirectorySyncs syncs_;
+    // run(): files migrate under a shared lock; a retry after running out of memory takes it
+    // alone. The number of files being migrated now.
+    mutable std::shared_mutex alone_;
+    mutable std::atomic<unsigned> running_{0};
 
   public:
     Result<void> sync_directories() const { return syncs_.sync(); }
