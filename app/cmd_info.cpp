@@ -129,15 +129,19 @@ FileInfo inspect(const std::string& path, bool walked = false) {
 // as a save: it is named for what it is.
 constexpr std::string_view k_stale_temp = "stale temporary file of an interrupted sparksave write";
 
-void print_stale_temp(Printer& p, const std::string& path) {
+constexpr std::string_view k_live_temp = "temporary file of a sparksave write in progress";
+
+// A temporary file named on the command line: a dead write's, or one another run is writing.
+void print_stale_temp(Printer& p, const std::string& path, bool in_use = false) {
     auto record = p.record();
     p.bytes("path", path);
     p.null("format");
-    p.boolean("staleTemporary", true);
-    p.string("note", k_stale_temp);
+    p.boolean("staleTemporary", !in_use);
+    p.string("note", in_use ? k_live_temp : k_stale_temp);
     p.line([&](std::string& line) {
-        line +=
-            fmt::format("{}: {} (not a save; it can be removed)", show_path(path), k_stale_temp);
+        line += in_use ? fmt::format("{}: {} (not a save; leave it)", show_path(path), k_live_temp)
+                       : fmt::format("{}: {} (not a save; it can be removed)", show_path(path),
+                                     k_stale_temp);
     });
 }
 
@@ -442,8 +446,9 @@ int run_info(const InfoOptions& o) {
                                    skipped == 1 ? "file" : "files"));
             continue;
         }
-        if (path != "-" && is_temporary_name(path_to_utf8(path_from_utf8(path).filename()))) {
-            print_stale_temp(p, path);
+        if (path != "-" && is_temporary_name(path_to_utf8(path_from_utf8(path).filename())) &&
+            std::filesystem::exists(path_from_utf8(path), ec)) {
+            print_stale_temp(p, path, temporary_in_use(path_from_utf8(path)));
             continue;
         }
         FileInfo fi = inspect(path);

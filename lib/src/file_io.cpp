@@ -192,6 +192,55 @@ bool is_temporary_name(std::string_view name) noexcept {
     });
 }
 
+struct FileLock::State {
+    os::Lock lock;
+    FileIdentity identity;
+};
+
+FileLock::FileLock() noexcept = default;
+FileLock::~FileLock() = default;
+FileLock::FileLock(FileLock&&) noexcept = default;
+FileLock& FileLock::operator=(FileLock&&) noexcept = default;
+
+bool FileLock::held() const noexcept {
+    return s_ && s_->lock.held();
+}
+
+const FileIdentity& FileLock::identity() const noexcept {
+    static const FileIdentity none;
+    return s_ ? s_->identity : none;
+}
+
+Result<FileLock> FileLock::acquire(const fs::path& path) {
+    // A path replaced on every try (a program renaming new files over it in a loop) is given up
+    // on rather than chased for ever; the caller then goes on unlocked, as where no locks exist.
+    constexpr int k_tries = 100;
+    FileLock out;
+    for (int tries = 0; tries < k_tries; ++tries) {
+        auto file = os::open_for_lock(path);
+        if (!file) return file.error();
+        auto st = os::status_of(file->get());
+        if (!st) return st.error();
+        if (st->kind != os::Kind::regular) return out; // a FIFO, a device: nothing to lock
+        auto lock = os::lock_file(std::move(*file), st->identity);
+        if (!lock) return lock.error();
+        if (!lock->held()) return out;
+        // Locked: is it still the file the path names? Another write may have renamed its new
+        // file over it while this one waited; then that new file is the one to lock.
+        const os::Status now = os::status_of(path);
+        if (now.kind == os::Kind::regular && now.identity.device == st->identity.device &&
+            now.identity.inode == st->identity.inode) {
+            out.s_ = std::make_unique<State>(State{std::move(*lock), st->identity});
+            return out;
+        }
+    }
+    return out;
+}
+
+bool temporary_in_use(const fs::path& path) noexcept {
+    return os::temporary_held(path);
+}
+
 Result<fs::path> follow_symlinks(const fs::path& path) {
     fs::path p = path;
     for (int hops = 0; hops < 40; ++hops) {
@@ -244,6 +293,7 @@ struct AtomicFile::State {
     fs::path companion; // a file made for this write (a backup), removed unless it commits
     int slot = -1;
     os::File fd;
+    os::Lock held; // the temporary file is in use (temporary_in_use) until this is released
     AtomicWriteOptions options;
     os::Kept meta; // the file whose mode, owner, attributes (and times) the new one gets
     bool have_meta = false;
@@ -300,6 +350,7 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const fs::path& target_in
         auto fd = os::create_temporary(tmpl, !options.temporary.empty());
         if (!fd) return fd.error();
         state->fd = std::move(*fd);
+        state->held = os::hold_temporary(state->fd.get());
         state->tmp = std::move(tmpl);
         state->slot = slot;
         g_temps[slot].tmp.store(state->tmp.c_str());
@@ -427,6 +478,7 @@ Result<bool> AtomicFile::commit() {
             }
         }
         s.release_slot();
+        s.held.reset();      // the lock went with the file: it must not hold the new file's name
         s.companion.clear(); // kept: the write it was made for is complete
         s.done = true;
         if (AtomicFile* owner = s.options.companion_of; owner && !owner->s_->done) {

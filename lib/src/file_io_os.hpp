@@ -49,6 +49,12 @@ class File {
     File& operator=(const File&) = delete;
     bool is_open() const noexcept { return h_ != no_file(); }
     Native get() const noexcept { return h_; }
+    // Gives up the file without closing it.
+    Native release() noexcept {
+        const Native h = h_;
+        h_ = no_file();
+        return h;
+    }
     // Closes it (an error is the system's: a write it could not complete).
     Result<void> close() noexcept;
 
@@ -122,8 +128,10 @@ Result<void> apply_times(Native file, const Kept& kept);
 // The longest file name `dir` allows.
 std::size_t max_name_length(const std::filesystem::path& dir);
 // Creates a new unique file from `pattern` (its last six characters are "XXXXXX", replaced),
-// or with exact = true the file `pattern` itself (created or truncated; a symbolic link there is
-// refused). `pattern` is left as the name created.
+// held for temporary_held from its birth (POSIX: flock of its open description, Linux: before
+// its name exists; Windows: no write sharing), or with exact = true the file `pattern` itself
+// (created or truncated; a symbolic link there is refused). `pattern` is left as the name
+// created.
 Result<File> create_temporary(std::filesystem::path& pattern, bool exact);
 Result<void> write_all(Native file, std::string_view bytes);
 // Flushes the file's data and metadata to the disk (fsync, FlushFileBuffers).
@@ -138,6 +146,44 @@ Result<void> rename_new(const std::filesystem::path& from, const std::filesystem
 Result<void> sync_directory(const std::filesystem::path& dir);
 // Removes a file; async-signal-safe on POSIX (the signal handler's remove_temporary_files).
 void remove_file(const PathChar* path) noexcept;
+
+// --- Advisory locks between sparksave processes (file_io.hpp FileLock, temporary_in_use)
+// A lock held until it is destroyed or reset: POSIX a descriptor with flock(LOCK_EX), Windows a
+// named mutex this thread owns.
+class Lock {
+  public:
+    Lock() noexcept = default;
+    ~Lock() { reset(); }
+    Lock(Lock&& other) noexcept : h_(other.h_) { other.h_ = 0; }
+    Lock& operator=(Lock&& other) noexcept {
+        if (this != &other) {
+            reset();
+            h_ = other.h_;
+            other.h_ = 0;
+        }
+        return *this;
+    }
+    Lock(const Lock&) = delete;
+    Lock& operator=(const Lock&) = delete;
+    bool held() const noexcept { return h_ != 0; }
+    void reset() noexcept;
+
+  private:
+    friend Result<Lock> lock_file(File file, const FileIdentity& identity);
+    friend Lock hold_temporary(Native file);
+    std::uintptr_t h_ = 0; // POSIX: the descriptor + 1 (0: none); Windows: the mutex's HANDLE
+};
+// Opens the file a path names for locking, without blocking on a FIFO and without reading.
+Result<File> open_for_lock(const std::filesystem::path& path);
+// Waits for the lock of the regular file `file` (of `identity`) and holds it. POSIX keeps `file`
+// open (flock); Windows closes it before the wait. An empty lock when the file system has none.
+Result<Lock> lock_file(File file, const FileIdentity& identity);
+// Marks the temporary file being written on `file` as in use until the lock is destroyed
+// (POSIX: flock of a duplicate descriptor, so closing `file` before the rename keeps it held;
+// Windows: an empty lock, the sharing mode of the open file says it).
+Lock hold_temporary(Native file);
+// Whether the temporary file at `path` is held by a write in progress (hold_temporary).
+bool temporary_held(const std::filesystem::path& path) noexcept;
 
 // --- Paths as text (file_io.hpp path_from_utf8, path_to_utf8)
 std::filesystem::path path_from_utf8(std::string_view utf8);

@@ -9,9 +9,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -260,10 +262,65 @@ std::size_t max_name_length(const fs::path& dir) {
     return name_max > 0 ? static_cast<std::size_t>(name_max) : 255;
 }
 
+namespace {
+
+// Linux: a temporary file born held. An unnamed file (O_TMPFILE) is locked (flock), then linked
+// into the directory under a unique name, so a walk never meets the name of a temporary file
+// that is not yet held (temporary_held would call it stale). -1 (errno set) where the file
+// system has no unnamed files or /proc is not mounted: the caller falls back to mkostemp.
+int create_held_unnamed(std::string& name) {
+#ifdef O_TMPFILE
+    const std::size_t slash = name.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : name.substr(0, slash + 1);
+    const int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) return -1;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    const std::string self = fmt::format("/proc/self/fd/{}", fd);
+    struct timespec now {};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    thread_local std::uint64_t state = static_cast<std::uint64_t>(now.tv_nsec) ^
+                                       (static_cast<std::uint64_t>(::getpid()) << 32) ^
+                                       reinterpret_cast<std::uintptr_t>(&now);
+    constexpr std::string_view k_chars =
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    const std::string original = name;
+    for (int tries = 0; tries < 100; ++tries) {
+        for (std::size_t i = name.size() - 6; i < name.size(); ++i) {
+            state = state * 6364136223846793005u + 1442695040888963407u; // an LCG step
+            name[i] = k_chars[(state >> 33) % k_chars.size()];
+        }
+        if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW) == 0)
+            return fd;
+        if (errno != EEXIST) break;
+    }
+    const int err = errno;
+    ::close(fd);
+    name = original;
+    errno = err;
+#else
+    (void)name;
+    errno = EOPNOTSUPP;
+#endif
+    return -1;
+}
+
+} // namespace
+
 Result<File> create_temporary(fs::path& pattern, bool exact) {
     std::string name = pattern.native();
-    int fd = exact ? ::open(name.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)
-                   : ::mkostemp(name.data(), O_CLOEXEC);
+    int fd = -1;
+    if (exact) {
+        fd = ::open(name.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    } else {
+        fd = create_held_unnamed(name);
+        if (fd < 0) {
+            fd = ::mkostemp(name.data(), O_CLOEXEC);
+            if (fd >= 0) (void)::flock(fd, LOCK_EX | LOCK_NB); // held from just after its birth
+        }
+    }
     if (fd < 0) {
         fs::path dir = pattern.parent_path();
         return errno_error(
@@ -317,6 +374,60 @@ Result<void> sync_directory(const fs::path& dir) {
 
 void remove_file(const PathChar* path) noexcept {
     ::unlink(path);
+}
+
+// flock(2), not fcntl(2) locks: those are the process's, so another thread's close of any
+// descriptor of the file would drop them, and they do not exclude the threads of one process
+// (--jobs). A flock lock belongs to the open file description: each open() excludes every other.
+void Lock::reset() noexcept {
+    if (h_ == 0) return;
+    ::close(static_cast<int>(h_ - 1)); // releases the lock
+    h_ = 0;
+}
+
+Result<File> open_for_lock(const fs::path& path) {
+    // O_NONBLOCK: a FIFO put where the file was must not block the open (the caller then sees
+    // that it is not a regular file and takes no lock).
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return errno_error("cannot open", errno);
+    return File(fd);
+}
+
+Result<Lock> lock_file(File file, const FileIdentity&) {
+    Lock lock;
+    for (;;) {
+        if (::flock(file.get(), LOCK_EX) == 0) break;
+        if (errno == EINTR) continue;
+        // No locks on this file system (ENOLCK, EOPNOTSUPP; an NFS mount whose lock daemon is
+        // not running): the write goes on unlocked, with its identity check before the rename.
+        return lock;
+    }
+    lock.h_ = static_cast<std::uintptr_t>(file.get()) + 1;
+    (void)file.release();
+    return lock;
+}
+
+Lock hold_temporary(Native file) {
+    // create_temporary locked the file's open description; a duplicate descriptor shares it,
+    // and keeps it held once the write's own descriptor is closed before the rename.
+    Lock lock;
+    const int fd = ::fcntl(file, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return lock;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(fd);
+        return lock;
+    }
+    lock.h_ = static_cast<std::uintptr_t>(fd) + 1;
+    return lock;
+}
+
+bool temporary_held(const fs::path& path) noexcept {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    // Gone since the directory was read: renamed into place or removed by its write.
+    if (fd < 0) return errno == ENOENT;
+    const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    ::close(fd);
+    return held;
 }
 
 // A POSIX path is bytes: UTF-8 text is its name as it is (a name that is not UTF-8, met in a

@@ -377,6 +377,68 @@ void remove_file(const PathChar* path) noexcept {
     }
 }
 
+// The lock of a file is a named mutex for its identity, not LockFileEx on the file: a lock needs
+// an open handle, and an open handle on the file (even one that shares deletion) makes another
+// write's MoveFileExW over it fail. A mutex whose owner dies is abandoned, and the next wait
+// takes it: a dead run's lock never blocks.
+void Lock::reset() noexcept {
+    if (h_ == 0) return;
+    HANDLE mutex = reinterpret_cast<HANDLE>(h_);
+    ::ReleaseMutex(mutex);
+    ::CloseHandle(mutex);
+    h_ = 0;
+}
+
+Result<File> open_for_lock(const fs::path& path) {
+    // Attributes only: no data access, every sharing allowed (the file's identity is all it
+    // gives), so no other program's open or rename is refused meanwhile.
+    HANDLE h = ::CreateFileW(win32_path(path).c_str(), FILE_READ_ATTRIBUTES, k_share_all, nullptr,
+                             OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return last_error("cannot open");
+    return File(h);
+}
+
+Result<Lock> lock_file(File file, const FileIdentity& identity) {
+    (void)file.close();
+    Lock lock;
+    // Global\: every session of the machine (a service and a user's console alike); a system
+    // that refuses it gets the session's own namespace.
+    const std::wstring id =
+        widen(fmt::format("sparksave-lock-{:08x}-{:016x}", identity.device, identity.inode));
+    HANDLE mutex = ::CreateMutexW(nullptr, FALSE, (L"Global\\" + id).c_str());
+    if (!mutex) mutex = ::CreateMutexW(nullptr, FALSE, (L"Local\\" + id).c_str());
+    if (!mutex) return lock; // no lock: the identity check before the rename remains
+    const DWORD waited = ::WaitForSingleObject(mutex, INFINITE);
+    if (waited != WAIT_OBJECT_0 && waited != WAIT_ABANDONED) {
+        ::CloseHandle(mutex);
+        return lock;
+    }
+    lock.h_ = reinterpret_cast<std::uintptr_t>(mutex);
+    return lock;
+}
+
+Lock hold_temporary(Native) {
+    return Lock(); // create_temporary opens it without write sharing: temporary_held sees that
+}
+
+bool temporary_held(const fs::path& path) noexcept {
+    try {
+        // Refused while its writer has it open for writing (create_temporary shares only reading
+        // and deletion).
+        HANDLE h = ::CreateFileW(win32_path(path).c_str(), GENERIC_READ,
+                                 FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                                 FILE_FLAG_OPEN_REPARSE_POINT, nullptr);
+        if (h == INVALID_HANDLE_VALUE) {
+            const DWORD code = ::GetLastError();
+            return code == ERROR_SHARING_VIOLATION || code == ERROR_FILE_NOT_FOUND;
+        }
+        ::CloseHandle(h);
+        return false;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
 fs::path path_from_utf8(std::string_view utf8) {
     return fs::path(widen(utf8));
 }

@@ -89,7 +89,8 @@ void walk_directory(const fs::path& dir, const std::string& root, InputList& lis
         if (is_dir) {
             walk_directory(p, root, list);
         } else if (is_temporary_name(name)) {
-            list.stale_temps.push_back(path_to_utf8(p, true));
+            // Another run's write in progress is no leftover: only a dead write's file is listed.
+            if (!temporary_in_use(p)) list.stale_temps.push_back(path_to_utf8(p, true));
         } else if (!is_backup_name(name)) { // sparksave's own backup: never a save to process
             list.files.push_back({path_to_utf8(p, true), true, root, role_of(name)});
         }

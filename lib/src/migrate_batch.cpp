@@ -126,7 +126,8 @@ class BatchMigrator::Impl {
             return o;
         }
         const bool walked = entry.from_directory;
-        auto opened = open_input(entry.path, o_.forced, walked);
+        FileLock lock; // held until the write is renamed into place
+        auto opened = open_locked(entry, lock);
         if (!opened) {
             const Error& e = opened.error();
             const bool trouble = e.code == ErrorCode::io_error;
@@ -223,6 +224,25 @@ class BatchMigrator::Impl {
         if (!written) return write_failure(o.destination, written.error());
         if (!*written) o.kind = Kind::already_migrated;
         return o;
+    }
+
+    // Reads the input; when this run writes, under the input's FileLock (file_io.hpp), which the
+    // caller holds until its output is renamed into place: another sparksave run writing the
+    // file is waited for, and the file is then read as that run left it (usually up to date).
+    // The file read must be the file locked: a path replaced in between is locked again.
+    Result<Input> open_locked(const InputList::Entry& entry, FileLock& lock) const {
+        constexpr int k_tries = 100;
+        const bool writes = !o_.dry_run && !o_.check && entry.path != "-";
+        for (int tries = 0;; ++tries) {
+            lock = FileLock(); // never held while waiting for another
+            if (writes)
+                if (auto l = FileLock::acquire(path_from_utf8(entry.path))) lock = std::move(*l);
+            auto opened = open_input(entry.path, o_.forced, entry.from_directory);
+            if (!opened || !lock.held() || tries == k_tries ||
+                (opened->identity.device == lock.identity().device &&
+                 opened->identity.inode == lock.identity().inode))
+                return opened;
+        }
     }
 
     // In place: the file keeps its permission bits, owner and extended attributes, and is only

@@ -1132,6 +1132,140 @@ def item14_kill_9_then_next_run():
         s.close()
 
 
+def concurrent_tree(dst, count):
+    """COUNT small v1 saves under DST in 8 folders (distinct bytes, so a backup names its file)."""
+    for i in range(count):
+        write(os.path.join(dst, "d%d" % (i % 8), "s%04d.spark_save" % i),
+              make_v1(1 + i % 5, seed=5000 + i, distinct=8))
+
+
+def summary_counts(r):
+    """(migrated, up to date, failed) from a migrate run's last line."""
+    m = re.search(r"(\d+) migrated, (\d+) up to date, (\d+) failed", r.out)
+    check(m, "no summary line: %s" % r.describe())
+    return tuple(int(x) for x in m.groups())
+
+
+def check_concurrent_result(work, out, before, backup, what):
+    """After runs over WORK (in place when OUT is None, else into OUT): every file is the
+    reference migration, with --backup every original in exactly one backup, no stray file."""
+    check_no_temp(work, what)
+    after = snapshot(out or work)
+    saves = [k for k, h in before.items() if h != "dir"]
+    for k in saves:
+        check(after.get(k) == FIX._refs.get(before[k] + "-ref"),
+              "%s: %s is not the migrated file" % (what, k))
+    baks = [k for k in after if BACKUP_RE.search(k)]
+    if backup:
+        check(len(baks) == len(saves), "%s: %d backups for %d files" % (what, len(baks),
+                                                                       len(saves)))
+        for k in saves:
+            check(after.get(k + ".v1.bak") == before[k],
+                  "%s: the original of %s is in no backup" % (what, k))
+    else:
+        check(not baks, "%s: backups without --backup: %s" % (what, baks[:3]))
+    extra = [k for k in after if k not in before and not BACKUP_RE.search(k)]
+    check(not extra, "%s: unexpected files: %s" % (what, extra[:5]))
+    if out:
+        check(snapshot(work) == before, "%s: an input changed" % what)
+
+
+@case
+def item20_concurrent_runs():
+    """Two and three `migrate --jobs 2` runs at once over one tree of 2,000 v1 saves, in place
+    (with and without --backup) and into one --output-dir, 0-0.2 s apart: every run exits 0,
+    every file migrated exactly once (the runs' counts add up to 2,000), every original in exactly
+    one .v1.bak, no temporary file left and none counted as stale. Try i runs combination i % 6
+    (3 modes x 2 and 3 runs): --tries 120 runs each combination 20 times."""
+    s = Scratch("concurrent-runs")
+    try:
+        pristine = s.path("pristine")
+        concurrent_tree(pristine, 2000)
+        before = snapshot(pristine)
+        remember_refs(pristine, before)
+        modes = [("in-place --backup", ["--in-place", "--backup"]), ("in-place", ["--in-place"]),
+                 ("output-dir", None)]
+        for i in range(ARGS.tries):
+            for name, args in [modes[i % 6 // 2]]:
+                n = 2 + i % 2
+                work = s.path("w")
+                copy_tree(pristine, work)
+                out = s.path("out") if args is None else None
+                argv = args if args is not None else ["--output-dir", out]
+                procs = []
+                for _ in range(n):
+                    procs.append(Proc([BINARY, "migrate", "--jobs", "2"] + argv + [work]))
+                    time.sleep(random.uniform(0, 0.2))
+                what = "try %d, %d runs %s" % (i + 1, n, name)
+                total = 0
+                for p in procs:
+                    r = p.wait(300)
+                    expect_rc(r, 0, what)
+                    check("stale" not in r.out, "%s: another run's temporary file counted as "
+                          "stale: %s" % (what, r.out.strip().splitlines()[-1]))
+                    migrated, up, failed = summary_counts(r)
+                    check(failed == 0 and migrated + up == 2000, "%s: %s" % (what, r.describe()))
+                    total += migrated
+                check(total == 2000, "%s: %d files migrated in all (2000 expected: each once)"
+                      % (what, total))
+                check_concurrent_result(work, out, before, "--backup" in argv, what)
+                shutil.rmtree(work)
+                if out:
+                    shutil.rmtree(out)
+    finally:
+        s.close()
+
+
+@case
+def item20_concurrent_runs_one_killed():
+    """Two runs at once as above, one killed with kill -9 half-way: the survivor exits 0, a next
+    run exits 0, and the tree ends fully migrated with every original in exactly one backup;
+    only the dead run's temporary file may be left, and the next run counts it as stale. Tries
+    alternate in place with --backup and --output-dir."""
+    s = Scratch("concurrent-kill")
+    try:
+        pristine = s.path("pristine")
+        concurrent_tree(pristine, 2000)
+        before = snapshot(pristine)
+        remember_refs(pristine, before)
+        work = s.path("calib")
+        copy_tree(pristine, work)
+        t0 = time.monotonic()
+        expect_rc(run(["migrate", "--jobs", "2", "--in-place", work], timeout=300), 0, "calib")
+        duration = time.monotonic() - t0
+        shutil.rmtree(work)
+        kinds = (("in-place --backup", ["--in-place", "--backup"]), ("output-dir", None))
+        for i in range(max(4, ARGS.tries // 2)):
+            for name, args in [kinds[i % 2]]:
+                work = s.path("w")
+                copy_tree(pristine, work)
+                out = s.path("out") if args is None else None
+                argv = args if args is not None else ["--output-dir", out]
+                victim = Proc([BINARY, "migrate", "--jobs", "2"] + argv + [work])
+                time.sleep(random.uniform(0, 0.2))
+                survivor = Proc([BINARY, "migrate", "--jobs", "2"] + argv + [work])
+                time.sleep(random.uniform(0.2, 0.8) * duration)
+                victim.kill(signal.SIGKILL)
+                what = "try %d %s" % (i + 1, name)
+                victim.wait(300)
+                expect_rc(survivor.wait(300), 0, what + ": the survivor")
+                r = run(["migrate", "--jobs", "2"] + argv + [work], timeout=300)
+                expect_rc(r, 0, what + ": the next run")
+                left = temps(out or work)
+                if left:  # the walk of the tree that holds them counts them
+                    v = run(["verify", out or work], timeout=300)
+                    check("stale temporary" in v.out, "%s: the dead run's temporary files %s "
+                          "are not counted as stale: %s" % (what, left[:2], v.describe()))
+                for t in left:
+                    os.unlink(os.path.join(out or work, t))
+                check_concurrent_result(work, out, before, "--backup" in argv, what)
+                shutil.rmtree(work)
+                if out:
+                    shutil.rmtree(out)
+    finally:
+        s.close()
+
+
 @case
 def item10_truncated_while_read():
     """A ~20 MiB save truncated while verify / migrate / dump read it (mapped): exit 2 with "the

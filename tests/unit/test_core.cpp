@@ -15,6 +15,8 @@
 #include "support.hpp"
 #include "text_util.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -675,6 +677,65 @@ TEST_CASE("atomic write: a companion (a backup) goes when its write does not com
     CHECK(test::read_bytes(dir.path / "save.v1.bak") == "original"); // kept: the write completed
     CHECK(test::read_bytes(save) == "new");
     CHECK(dir.entries() == 2);
+}
+
+TEST_CASE("file lock: one holder at a time, the waiter gets the file the path names then") {
+    TempDir dir;
+    const fs::path save = dir.path / "save";
+    REQUIRE(write_file_atomic(save, "v1"));
+    auto first = FileLock::acquire(save);
+    REQUIRE(first);
+    REQUIRE(first->held());
+    const FileIdentity locked = first->identity();
+    std::atomic<bool> got{false};
+    FileIdentity second_identity;
+    std::thread waiter([&] {
+        auto second = FileLock::acquire(save); // waits for `first`
+        got = true;
+        REQUIRE(second);
+        CHECK(second->held());
+        second_identity = second->identity();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    CHECK_FALSE(got.load()); // still waiting
+    // The holder replaces the file (a migration's rename), then lets go: the waiter must end up
+    // holding the new file, not the one it first opened.
+    REQUIRE(write_file_atomic(save, "v4"));
+    *first = FileLock();
+    waiter.join();
+    CHECK(got.load());
+    CHECK(second_identity.inode != locked.inode);
+    const auto now =
+        read_input(save, 0, [](std::string_view) -> Result<std::uint64_t> { return 100; });
+    REQUIRE(now);
+    CHECK(now->identity.inode == second_identity.inode);
+    // Nothing to lock where no regular file is; a missing file is an error.
+    auto none = FileLock::acquire(dir.path);
+    REQUIRE(none);
+    CHECK_FALSE(none->held());
+    CHECK_FALSE(FileLock::acquire(dir.path / "missing"));
+}
+
+TEST_CASE("a temporary file in use is no leftover; a dead write's is") {
+    TempDir dir;
+    const fs::path save = dir.path / "save";
+    REQUIRE(write_file_atomic(save, "original"));
+    auto file = AtomicFile::create(save);
+    REQUIRE(file);
+    fs::path tmp;
+    for (const auto& e : fs::directory_iterator(dir.path))
+        if (is_temporary_name(path_to_utf8(e.path().filename()))) tmp = e.path();
+    REQUIRE_FALSE(tmp.empty());
+    CHECK(temporary_in_use(tmp));
+    // A walk does not list another write's temporary file as stale.
+    CHECK(collect_inputs({path_to_utf8(dir.path)}).stale_temps.empty());
+    // As a killed process leaves it: the same bytes, nobody holding it.
+    REQUIRE(write_file_atomic(dir.path / ".save.sparksave-Ab12Cd", "torn"));
+    CHECK_FALSE(temporary_in_use(dir.path / ".save.sparksave-Ab12Cd"));
+    CHECK(collect_inputs({path_to_utf8(dir.path)}).stale_temps.size() == 1);
+    file->reset();
+    CHECK(temporary_in_use(tmp)); // removed with its write: gone, so never listed
+    CHECK(collect_inputs({path_to_utf8(dir.path)}).stale_temps.size() == 1);
 }
 
 // Scripts read the codes from `verify --json`: each keeps its number and its name (append only).

@@ -84,6 +84,43 @@ class DirectorySyncs {
     std::set<std::string> dirs_;
 };
 
+// An advisory lock on one file, which sparksave processes and threads honour (the engine takes
+// none: an in-place write still checks the file's identity before its rename). A write that
+// replaces a file holds it for the whole read -> write -> rename, so two runs over one folder
+// never race: the second waits (a write takes milliseconds) and then reads the file afresh.
+// POSIX: flock(2) on a descriptor of the file, kept open while held (released by the kernel when
+// the process dies, kill -9 included); a file system without locks (flock fails other than by
+// being held) gives a lock that is not held(). Windows: a named mutex for the file's volume and
+// file index (abandoned, and so free, when its process dies), no handle kept open on the file,
+// since one would stop another write's rename over it; it must be released by the thread that
+// took it.
+class FileLock {
+  public:
+    // Waits until no other holder is left, then holds the lock of the regular file `path` names
+    // (symbolic links followed). When the path names another file once the lock is taken (it was
+    // replaced while this waited), the new file is locked instead. No lock (held() false) for a
+    // path that names no regular file. Errors: io_error (the file cannot be opened).
+    static Result<FileLock> acquire(const std::filesystem::path& path);
+    FileLock() noexcept;
+    ~FileLock();
+    FileLock(FileLock&&) noexcept;
+    FileLock& operator=(FileLock&&) noexcept;
+    bool held() const noexcept;
+    // The file locked: compare its device and inode with what was then read.
+    const FileIdentity& identity() const noexcept;
+
+    struct State;
+
+  private:
+    std::unique_ptr<State> s_;
+};
+
+// Whether the temporary file at `path` (is_temporary_name) belongs to a write in progress, of
+// this process or of another sparksave that is alive: AtomicFile holds its temporary file for its
+// whole life (POSIX: flock; Windows: opened without write sharing). False for a temporary file
+// left by an interrupted write (a dead process), which may be removed.
+bool temporary_in_use(const std::filesystem::path& path) noexcept;
+
 class AtomicFile;
 
 struct AtomicWriteOptions {

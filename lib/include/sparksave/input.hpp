@@ -44,7 +44,8 @@ std::size_t changes_reported() noexcept;
 // order, one descriptor at a time whatever its depth. A walk takes regular files only (FIFOs,
 // sockets and devices are not opened, links to directories are not followed) and never
 // sparksave's own backups (FILE.v<N>.bak) or temporary files; a temporary file left by an
-// interrupted write is listed apart. The engine's companions of a slot (<slot>.spark_save.bak,
+// interrupted write is listed apart, one of a write in progress (temporary_in_use: another
+// sparksave run on the same folder) not at all. The engine's companions of a slot (<slot>.spark_save.bak,
 // .tmp) are marked. A directory that cannot be read is listed in `problems` and the walk goes on.
 struct InputList {
     enum class Role : std::uint8_t { save, engine_backup, engine_temp };
