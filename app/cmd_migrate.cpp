@@ -30,7 +30,6 @@ struct MigrateOptions {
 };
 
 using Kind = FileOutcome::Kind;
-using Outcome = FileOutcome;
 
 int list_steps() {
     const auto p = stdout_printer(false);
@@ -50,7 +49,7 @@ int list_steps() {
 
 // A file's record: a label padded to one width, the path, what happened; the plan's steps
 // (--dry-run) and the notes under it.
-void print_outcome(Printer& p, const std::string& path, const Outcome& o,
+void print_outcome(Printer& p, const std::string& path, const FileOutcome& o,
                    const MigrateOptions& opt) {
     auto record = p.record();
     auto label = [&](Style style, std::string_view text) {
@@ -61,7 +60,11 @@ void print_outcome(Printer& p, const std::string& path, const Outcome& o,
                                  : " -> " + show_path(o.destination);
     switch (o.kind) {
     case Kind::failed:
-        p.line(label(Style::fail, "FAIL") + o.reason);
+    case Kind::unreadable:
+        p.line(label(Style::fail, "FAIL") + o.failure->error.message);
+        return;
+    case Kind::skipped:
+    case Kind::left_alone:
         return;
     case Kind::up_to_date:
         p.line(label(Style::dim, "up to date") + fmt::format("{} v{}", o.format, o.from));
@@ -118,8 +121,8 @@ int run_migrate(const MigrateOptions& o) {
     BatchOptions batch = o.batch;
     batch.forced = forced_format();
     BatchMigrator migrator(std::move(batch));
-    const std::vector<Result<fs::path>> destinations = migrator.destinations(list.files);
-    std::vector<Outcome> outcomes(list.files.size());
+    const std::vector<Outcome<Destination>> destinations = migrator.destinations(list.files);
+    std::vector<FileOutcome> outcomes(list.files.size());
     std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0;
     const std::size_t unreadable = list.problems.size();
     int exit_code = list.problems.size() ? k_exit_trouble : k_exit_ok;
@@ -143,15 +146,16 @@ int run_migrate(const MigrateOptions& o) {
         list.files.size(), o.jobs,
         [&](std::size_t i) { outcomes[i] = migrator.migrate_file(list.files[i], destinations[i]); },
         [&](std::size_t i) {
-            Outcome& r = outcomes[i];
+            FileOutcome& r = outcomes[i];
             progress.step(list.files[i].path);
             progress.clear();
-            if (r.skipped || (r.companion && list.files[i].from_directory)) {
-                ++(r.skipped ? skipped : left_alone);
-                r = Outcome{};
-                return;
-            }
             switch (r.kind) {
+            case Kind::skipped:
+                ++skipped;
+                break;
+            case Kind::left_alone:
+                ++left_alone;
+                break;
             case Kind::migrated:
                 ++migrated;
                 break;
@@ -165,20 +169,21 @@ int run_migrate(const MigrateOptions& o) {
                 record_status(k_exit_finding);
                 break;
             case Kind::failed:
+            case Kind::unreadable:
                 ++failed;
-                exit_code = std::max(exit_code, r.trouble ? k_exit_trouble : k_exit_finding);
-                record_status(r.trouble ? k_exit_trouble : k_exit_finding);
+                exit_code = std::max(exit_code, r.failure->exit_status());
+                record_status(r.failure->exit_status());
                 break;
             }
             if (!r.bytes.empty()) {
                 out(r.bytes);
                 out_flush();
             }
-            if (r.kind == Kind::failed && r.unreadable)
-                message(show_path(list.files[i].path), r.reason); // like every command: stderr
+            if (r.kind == Kind::unreadable) // like every command: stderr
+                message(show_path(list.files[i].path), r.failure->error.message);
             else
                 print_outcome(*printer, list.files[i].path, r, o);
-            r = Outcome{};
+            r = FileOutcome{};
         });
     progress.clear();
     if (auto synced = migrator.sync_directories(); !synced) {

@@ -8,6 +8,7 @@
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/output.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -131,31 +132,56 @@ int run_pack(const PackOptions& o) {
         message(show_path(o.json), fmt::format("pack does not support {} files yet", format->name));
         return k_exit_trouble;
     }
+    // The refusal of a result that breaks its format's rules: every error, each its own line.
+    auto refusal = [&](const Summary& check) {
+        std::string lines;
+        for (const auto& f : check.findings.items()) {
+            if (f.severity != Severity::error) continue;
+            Error e = f;
+            // An offset or line:column in bytes that were never written would mislead: the node
+            // path says where.
+            e.offset = k_no_offset;
+            e.line = e.column = 0;
+            lines +=
+                fmt::format("sparksave: {}: refused: the JSON describes an invalid {} v{}: {}\n",
+                            show_path(o.json), format->name, check.version, e.describe());
+        }
+        return lines;
+    };
+    // The write model (sparksave/output.hpp): `-o FILE` replaces a file that differs, leaves one
+    // that holds these bytes alone; the result is read back and checked before it takes the name.
+    OutputOptions options;
+    options.destination = {Destination::Mode::replace, path_from_utf8(o.output)};
+    std::string refused;
+    auto report = [&](const Failure& f) {
+        if (f.kind == Failure::Kind::finding && !refused.empty())
+            err(refused);
+        else
+            message(f.error.message); // "cannot write OUT: ..."
+        return f.exit_status();
+    };
     // To a file, a format that can hands the bytes on as it makes them: they go straight into
     // the temporary file, which is read back and checked before it takes the name.
     if (!to_stdout && format->from_json_to) {
-        AtomicWriteOptions options;
-        std::string refusal;
-        options.verify = [&](std::string_view written) -> Result<void> {
+        options.check = [&](std::string_view written) -> Result<void> {
             Summary check = format->summarize(written);
             if (!check.findings.has_errors()) return {};
-            for (const auto& f : check.findings.items()) {
-                if (f.severity != Severity::error) continue;
-                Error e = f;
-                e.offset = k_no_offset; // an offset in bytes that were never written would mislead
-                refusal += fmt::format(
-                    "sparksave: {}: refused: the JSON describes an invalid {} v{}: {}\n",
-                    show_path(o.json), format->name, check.version, e.describe());
-            }
+            refused = refusal(check);
             return make_error(ErrorCode::bad_value, "refused");
         };
-        auto file = AtomicFile::create(path_from_utf8(o.output), options);
-        if (!file) {
-            message(show_path(o.output), "cannot write: " + file.error().message);
+        auto file = Output::open(options);
+        if (!file) return report(file.failure());
+        std::optional<Error> write_error;
+        auto packed = format->from_json_to(text, [&](std::string_view b) {
+            auto r = (*file)->write(b);
+            if (!r && !write_error) write_error = r.error();
+            return r;
+        });
+        // The system refused a write of OUT: trouble naming OUT, not the JSON.
+        if (write_error) {
+            message(show_path(o.output), "cannot write: " + write_error->message);
             return k_exit_trouble;
         }
-        auto packed =
-            format->from_json_to(text, [&](std::string_view b) { return (*file)->write(b); });
         if (!packed) {
             message(show_path(o.json), packed.error().describe());
             return k_exit_finding;
@@ -163,14 +189,7 @@ int run_pack(const PackOptions& o) {
         for (const auto& note : packed->notes) message(show_path(o.json), "note: " + note);
         source.reset(); // let the JSON go before the result is mapped to be checked
         auto committed = (*file)->commit();
-        if (!committed) {
-            if (!refusal.empty()) {
-                err(refusal);
-                return k_exit_finding;
-            }
-            message(show_path(o.output), "cannot write: " + committed.error().message);
-            return k_exit_trouble;
-        }
+        if (!committed) return report(committed.failure());
         return k_exit_ok;
     }
     auto packed = format->from_json(text);
@@ -183,17 +202,7 @@ int run_pack(const PackOptions& o) {
     // Never write an invalid save: the reader applies every rule of the format and version.
     Summary check = format->summarize(packed->bytes);
     if (check.findings.has_errors()) {
-        for (const auto& f : check.findings.items()) {
-            if (f.severity != Severity::error) continue;
-            Error e = f;
-            // An offset or line:column in bytes that were never written would mislead: the
-            // node path says where.
-            e.offset = k_no_offset;
-            e.line = e.column = 0;
-            message(show_path(o.json),
-                    fmt::format("refused: the JSON describes an invalid {} v{}: {}", format->name,
-                                check.version, e.describe()));
-        }
+        err(refusal(check));
         return k_exit_finding;
     }
     if (to_stdout) {
@@ -201,10 +210,8 @@ int run_pack(const PackOptions& o) {
         out_flush();
         return k_exit_ok;
     }
-    if (auto r = write_file_atomic(path_from_utf8(o.output), packed->bytes); !r) {
-        message(show_path(o.output), "cannot write: " + r.error().message);
-        return k_exit_trouble;
-    }
+    auto written = Output::write(options, packed->bytes);
+    if (!written) return report(written.failure());
     return k_exit_ok;
 }
 

@@ -8,6 +8,7 @@
 #include "io_errors.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
+#include "sparksave/output.hpp"
 #include "sparksave/save_file.hpp"
 #include "sparksave/version.hpp"
 
@@ -191,22 +192,17 @@ Result<void> write_slot(const fs::path& dir, std::string_view slot, std::string_
                             "build, or delete it to discard it",
                             display(path_to_utf8(backup.filename()), true)));
     }
-    AtomicWriteOptions options;
+    // The write model (output.hpp): the engine's own temporary name, and the current primary,
+    // when it loads, kept as the backup just before the new one is renamed into place (between
+    // the temporary file's fsync and its rename); any other is not a good revision, and the
+    // backup there stays.
+    OutputOptions options;
+    options.destination = {Destination::Mode::in_place, primary};
     options.temporary = slot_path(dir, slot, ".tmp");
-    // Between the temporary file's fsync and its rename (AtomicFile calls verify there): the
-    // current primary, when it loads, becomes the backup.
-    options.verify = [&](std::string_view) -> Result<void> {
-        if (!current || current->kind != Revision::Kind::loads)
-            return {}; // not a good revision: the backup there stays
-        if (auto r = write_file_atomic(backup, current->bytes); !r)
-            return with_path(std::move(r).error(), backup);
-        return {};
-    };
-    auto file = AtomicFile::create(primary, options);
-    if (!file) return with_path(std::move(file).error(), primary);
-    if (auto r = (*file)->write(bytes); !r) return with_path(std::move(r).error(), primary);
-    auto committed = (*file)->commit();
-    if (!committed) return with_path(std::move(committed).error(), primary);
+    if (current && current->kind == Revision::Kind::loads)
+        options.backup = Backup{backup, Backup::Policy::replace, current->bytes, {}, false};
+    auto written = Output::write(options, bytes);
+    if (!written) return std::move(written).failure().error;
     return {};
 }
 

@@ -331,11 +331,8 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const fs::path& target_in
         return make_error(ErrorCode::io_error,
                           "the destination exists and is not a regular file (a FIFO, socket or "
                           "device): it is never replaced");
-    if (exists && !options.replace_existing && !options.skip_identical)
-        return make_error(ErrorCode::io_error, "the destination exists (it is never overwritten)");
-    if (options.keep_mode)
-        state->have_meta = os::read_kept(
-            options.metadata_from.empty() ? state->target : options.metadata_from, state->meta);
+    state->have_meta = os::read_kept(
+        options.metadata_from.empty() ? state->target : options.metadata_from, state->meta);
 
     fs::path tmpl = temporary_template(state->dir, state->target.filename());
     {
@@ -357,11 +354,11 @@ Result<std::unique_ptr<AtomicFile>> AtomicFile::create(const fs::path& target_in
     }
     std::unique_ptr<AtomicFile> file(new AtomicFile(std::move(state)));
     State& s = *file->s_;
-    if (auto r = os::apply_kept(s.fd.get(), s.have_meta ? &s.meta : nullptr, options.mode,
+    if (auto r = os::apply_kept(s.fd.get(), s.have_meta ? &s.meta : nullptr, -1,
                                 options.metadata_from.empty() ? s.target : options.metadata_from);
         !r)
         return r.error();
-    s.buffer.reserve(k_write_block);
+    // No room reserved: a 300-byte save's buffer is 300 bytes; a large one grows to the block.
     return file;
 }
 
@@ -409,6 +406,7 @@ Result<bool> AtomicFile::commit() {
     if (s.options.keep_times && s.have_meta)
         if (auto r = os::apply_times(s.fd.get(), s.meta); !r) return r.error();
     if (auto r = os::sync_file(s.fd.get(), s.tmp); !r) return r.error();
+    bool dropped = false;
     {
         // Read the file back from disk (a large one mapped, no copy) and check it is what was
         // written. The view ends before the file is closed and renamed (Windows renames no file
@@ -428,26 +426,19 @@ Result<bool> AtomicFile::commit() {
         if (crc32(written) != s.crc)
             return make_error(ErrorCode::io_error,
                               "the bytes read back differ from the bytes written");
-        if (s.options.verify)
-            if (auto r = s.options.verify(written); !r) return r.error();
-        if (s.options.skip_identical) {
-            const os::Status st = os::status_of(s.target);
-            const bool exists = st.kind != os::Kind::missing;
-            if (st.kind == os::Kind::regular && st.identity.size == s.size) {
-                auto existing = read_file(s.target, s.size);
-                if (existing && (*existing)->view() == written) {
-                    std::lock_guard lock(g_writes);
-                    (void)s.fd.close();
-                    os::remove_file(s.tmp.c_str());
-                    s.release_slot();
-                    s.done = true;
-                    return false;
-                }
-            }
-            if (!s.options.replace_existing && exists)
-                return make_error(ErrorCode::bad_usage,
-                                  "the destination exists and differs; it is never overwritten");
+        if (s.options.before_rename) {
+            auto go_on = s.options.before_rename(written);
+            if (!go_on) return go_on.error();
+            dropped = !*go_on;
         }
+    }
+    if (dropped) { // after the view ended: Windows deletes no file with a mapped view
+        std::lock_guard lock(g_writes);
+        (void)s.fd.close();
+        os::remove_file(s.tmp.c_str());
+        s.release_slot();
+        s.done = true;
+        return false;
     }
     if (auto r = s.fd.close(); !r) return r.error();
 
@@ -471,8 +462,7 @@ Result<bool> AtomicFile::commit() {
             bool existed = false;
             if (auto r = os::rename_new(s.tmp, s.target, existed); !r) {
                 if (existed)
-                    return make_error(s.options.skip_identical ? ErrorCode::bad_usage
-                                                               : ErrorCode::io_error,
+                    return make_error(ErrorCode::io_error,
                                       "the destination exists (it is never overwritten)");
                 return r.error();
             }

@@ -192,6 +192,10 @@ class PartMigrator final : public Parts {
 
     Result<void> head(Document& doc, std::uint64_t items) override {
         from_ = doc.version();
+        if (from_ >= to_) { // nothing to run: the caller checks the file whole
+            at_target_ = true;
+            return make_error(ErrorCode::internal, "at the target version");
+        }
         auto plan = plan_migration(format_.id, doc.version(), to_);
         if (!plan) return plan.error();
         for (const MigrationStep* s : *plan)
@@ -215,16 +219,14 @@ class PartMigrator final : public Parts {
     }
 
     Result<MigratedParts> result(PartsRead read) && {
-        if (const Error* e = read.findings.first_error()) {
-            Error failed = *e;
-            failed.message = "does not parse: " + e->message;
-            return failed;
-        }
+        MigratedParts out;
+        out.from = from_;
+        if (at_target_) return out;
+        out.findings = std::move(read.findings);
+        if (out.findings.first_error()) return out;
         if (read.consumer_error) return std::move(*read.consumer_error);
         if (!tail_seen_ || !runner_)
             return make_error(ErrorCode::internal, "the read ended before the tail");
-        MigratedParts out;
-        out.from = from_;
         out.steps = runner_->steps();
         out.notes = runner_->notes();
         return out;
@@ -237,6 +239,7 @@ class PartMigrator final : public Parts {
     std::uint32_t from_ = 0;
     std::optional<StepRunner> runner_;
     bool tail_seen_ = false;
+    bool at_target_ = false; // the head said the file is at the target version or newer
 };
 
 } // namespace
@@ -269,18 +272,27 @@ Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
         put_in_context(e, fmt::format("writing v{}: ", to));
         return e;
     }
+    if (auto r = check_result(format, *bytes, to,
+                              out.steps.empty() ? std::string_view() : out.steps.back()->id);
+        !r)
+        return r.error();
+    out.bytes = std::move(*bytes);
+    return out;
+}
+
+Result<void> check_result(const FormatInfo& format, std::string_view bytes, std::uint32_t to,
+                          std::string_view last_step) {
     // The result must be a valid file of the target version: this is where the target's rules
     // (e.g. every v4 rule of formats/README.md §1.4) are enforced, by the one reader that has them.
-    Summary check = format.summarize(*bytes);
-    const std::string_view last =
-        out.steps.empty() ? std::string_view("write") : out.steps.back()->id;
-    if (const Error* e = check.findings.first_error()) return refused_result(*e, to, last);
+    Summary check = format.summarize(bytes);
+    if (const Error* e = check.findings.first_error()) return refused_result(*e, to, last_step);
     if (!check.version_known || check.version != to)
         return make_error(
             ErrorCode::internal,
-            fmt::format("step {}: the result reads as v{}, not v{}", last, check.version, to));
-    out.bytes = std::move(*bytes);
-    return out;
+            fmt::format("{}the result reads as v{}, not v{}",
+                        last_step.empty() ? std::string() : fmt::format("step {}: ", last_step),
+                        check.version, to));
+    return {};
 }
 
 } // namespace sparksave

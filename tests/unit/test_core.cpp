@@ -12,6 +12,7 @@
 #include "sparksave/json_out.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/output.hpp"
 #include "support.hpp"
 #include "text_util.hpp"
 
@@ -403,7 +404,7 @@ TEST_CASE("atomic write never clobbers when asked, and fails cleanly") {
     CHECK(test::read_bytes(target) == "original");
     // A verify hook that refuses: the target stays, no temp file remains.
     AtomicWriteOptions refuse;
-    refuse.verify = [](std::string_view) -> Result<void> {
+    refuse.before_rename = [](std::string_view) -> Result<bool> {
         return make_error(ErrorCode::bad_value, "no");
     };
     CHECK_FALSE(write_file_atomic(target, "new", refuse));
@@ -649,7 +650,7 @@ TEST_CASE("atomic write: a companion (a backup) goes when its write does not com
     REQUIRE(write_file_atomic(save, "original"));
     {
         AtomicWriteOptions refuse;
-        refuse.verify = [](std::string_view) -> Result<void> {
+        refuse.before_rename = [](std::string_view) -> Result<bool> {
             return make_error(ErrorCode::bad_value, "no");
         };
         auto file = AtomicFile::create(save, refuse);
@@ -676,6 +677,129 @@ TEST_CASE("atomic write: a companion (a backup) goes when its write does not com
     }
     CHECK(test::read_bytes(dir.path / "save.v1.bak") == "original"); // kept: the write completed
     CHECK(test::read_bytes(save) == "new");
+    CHECK(dir.entries() == 2);
+}
+
+namespace {
+// The file as read (no format needed here).
+Input input_of(const fs::path& path) {
+    auto read = read_input(path, 0, [](std::string_view) -> Result<std::uint64_t> { return 100; });
+    REQUIRE(read);
+    return Input{path_to_utf8(path), std::move(read->source), nullptr, read->identity};
+}
+OutputOptions to(Destination::Mode mode, const fs::path& path) {
+    OutputOptions o;
+    o.destination = {mode, path};
+    return o;
+}
+} // namespace
+
+TEST_CASE("write model: where an output goes, and what it may replace") {
+    using Mode = Destination::Mode;
+    TempDir dir;
+    const fs::path out = dir.path / "out";
+    // New file: written; the same bytes again: left alone; other bytes: refused as trouble.
+    auto w = Output::write(to(Mode::new_file, out), "abc");
+    REQUIRE(w);
+    CHECK(*w == Committed::written);
+    w = Output::write(to(Mode::new_file, out), "abc");
+    REQUIRE(w);
+    CHECK(*w == Committed::identical);
+    w = Output::write(to(Mode::new_file, out), "xyz");
+    REQUIRE_FALSE(w);
+    CHECK(w.failure().kind == Failure::Kind::trouble);
+    CHECK(w.failure().exit_status() == 2);
+    CHECK(w.failure().error.message.find("never overwritten") != std::string::npos);
+    CHECK(test::read_bytes(out) == "abc");
+    // Streamed bytes the same way (the test after the read-back).
+    auto streamed = Output::open(to(Mode::new_file, out));
+    REQUIRE(streamed);
+    REQUIRE((*streamed)->write("x"));
+    REQUIRE((*streamed)->write("yz"));
+    auto c = (*streamed)->commit();
+    REQUIRE_FALSE(c);
+    CHECK(c.failure().kind == Failure::Kind::trouble);
+    streamed = Output::open(to(Mode::new_file, out));
+    REQUIRE(streamed);
+    REQUIRE((*streamed)->write("abc"));
+    c = (*streamed)->commit();
+    REQUIRE(c);
+    CHECK(*c == Committed::identical);
+    // Replace: a different file is replaced; its folders made only when asked.
+    w = Output::write(to(Mode::replace, out), "xyz");
+    REQUIRE(w);
+    CHECK(test::read_bytes(out) == "xyz");
+    CHECK_FALSE(Output::write(to(Mode::replace, dir.path / "a" / "b"), "1"));
+    OutputOptions deep = to(Mode::replace, dir.path / "a" / "b");
+    deep.destination.make_parents = true;
+    CHECK(Output::write(deep, "1"));
+    CHECK(test::read_bytes(dir.path / "a" / "b") == "1");
+    // A check that refuses the bytes read back: a finding, nothing written.
+    OutputOptions checked = to(Mode::replace, out);
+    checked.check = [](std::string_view bytes) -> Result<void> {
+        if (bytes == "bad") return make_error(ErrorCode::bad_value, "refused");
+        return {};
+    };
+    w = Output::write(checked, "bad");
+    REQUIRE_FALSE(w);
+    CHECK(w.failure().kind == Failure::Kind::finding);
+    CHECK(w.failure().exit_status() == 1);
+    CHECK(test::read_bytes(out) == "xyz");
+    CHECK(dir.entries() == 2); // out, a/: no temporary file
+}
+
+TEST_CASE("write model: in place, the backup and its companion rule") {
+    using Mode = Destination::Mode;
+    TempDir dir;
+    const fs::path save = dir.path / "save";
+    const fs::path bak = dir.path / "save.v1.bak";
+    REQUIRE(write_file_atomic(save, "original"));
+    Input in = input_of(save);
+    OutputOptions o = to(Mode::in_place, save);
+    o.input = &in;
+    o.backup = Backup{bak, Backup::Policy::never_overwrite, in.source->view(), {}};
+    // A check that refuses: no backup is made (it is made last, just before the rename).
+    o.check = [](std::string_view) -> Result<void> {
+        return make_error(ErrorCode::bad_value, "no");
+    };
+    CHECK_FALSE(Output::write(o, "migrated"));
+    CHECK_FALSE(fs::exists(bak));
+    o.check = nullptr;
+    // The file changed since it was read: refused, and the backup made for it removed again.
+    std::ofstream(save, std::ios::binary | std::ios::app) << "+engine";
+    auto w = Output::write(o, "migrated");
+    REQUIRE_FALSE(w);
+    CHECK(w.failure().kind == Failure::Kind::trouble);
+    CHECK(w.failure().error.message.find("changed while it was being migrated") !=
+          std::string::npos);
+    CHECK_FALSE(fs::exists(bak));
+    CHECK(test::read_bytes(save) == "original+engine");
+    // A backup that holds other bytes is never overwritten: trouble, the file stays.
+    Input now = input_of(save);
+    o.input = &now;
+    o.backup->bytes = now.source->view();
+    REQUIRE(write_file_atomic(bak, "something else"));
+    w = Output::write(o, "migrated");
+    REQUIRE_FALSE(w);
+    CHECK(w.failure().kind == Failure::Kind::trouble);
+    CHECK(test::read_bytes(save) == "original+engine");
+    // One that holds exactly the original (a dead run's) is kept and used.
+    REQUIRE(write_file_atomic(bak, "original+engine"));
+    REQUIRE(Output::write(o, "migrated"));
+    CHECK(test::read_bytes(save) == "migrated");
+    CHECK(test::read_bytes(bak) == "original+engine");
+    // A copied backup (a large input already let go) holds the file as it was on the disk.
+    fs::remove(bak);
+    Input again = input_of(save);
+    o.input = &again;
+    o.backup = Backup{bak, Backup::Policy::never_overwrite, {}, save};
+    REQUIRE(Output::write(o, "migrated twice"));
+    CHECK(test::read_bytes(bak) == "migrated");
+    // The engine's slot backup is replaced by each revision.
+    OutputOptions slot = to(Mode::in_place, save);
+    slot.backup = Backup{bak, Backup::Policy::replace, "previous", {}};
+    REQUIRE(Output::write(slot, "newest"));
+    CHECK(test::read_bytes(bak) == "previous");
     CHECK(dir.entries() == 2);
 }
 

@@ -123,26 +123,23 @@ bool temporary_in_use(const std::filesystem::path& path) noexcept;
 
 class AtomicFile;
 
+// How an AtomicFile writes. Policy (what may be replaced, backups, the identical-bytes test)
+// belongs to the write model, output.hpp; these are the mechanisms it uses.
 struct AtomicWriteOptions {
-    // When false, fail with io_error if the destination exists, and never replace it (even if
-    // it appears between the check and the rename).
+    // When false, fail with io_error if the destination exists when the rename is made (even if
+    // it appeared meanwhile), and never replace it.
     bool replace_existing = true;
     // Give the new file the permission bits, the owner (when allowed) and the extended
     // attributes (ACLs included) of `metadata_from`, or else of the file it replaces; else
-    // `mode` when set, else 0666 & ~umask. Windows: none of these (the new file gets the ACL
-    // its directory gives it, as any file saved there).
-    bool keep_mode = true;
+    // 0666 & ~umask. Windows: none of these (the new file gets the ACL its directory gives it,
+    // as any file saved there).
     std::filesystem::path metadata_from;
-    int mode = -1;
     // Also give it the access and modification times of `metadata_from` (a backup).
     bool keep_times = false;
-    // Called with the bytes read back from the temporary file after it was flushed; an error
-    // stops the write before the rename.
-    std::function<Result<void>(std::string_view written)> verify;
-    // When the destination already holds exactly these bytes, leave it alone (mtime and all)
-    // and report "not written". With replace_existing false, a destination that differs is
-    // refused with bad_usage after the bytes were written and checked.
-    bool skip_identical = false;
+    // Called with the bytes read back from the temporary file after it was flushed, before the
+    // rename: an error stops the write; false leaves the destination as it is (the write is
+    // dropped and commit() reports "not written").
+    std::function<Result<bool>(std::string_view written)> before_rename;
     // When set, the destination must still be this file when the rename is made (an in-place
     // rewrite): a file another program replaced, appended to or rewrote meanwhile is left as it
     // is and the write fails ("changed while it was being migrated").
@@ -164,7 +161,7 @@ struct AtomicWriteOptions {
 
 // A file being written atomically: write() appends (buffered, with a running CRC-32), commit()
 // flushes, fsyncs, reads the file back (mapped, no copy) and checks it against what was
-// written and with options.verify, then renames it into place. Destroyed without a successful
+// written, calls options.before_rename, then renames it into place. Destroyed without a successful
 // commit(), it removes its temporary file (and its companion): the destination is never
 // touched. An existing destination that is not a regular file (a FIFO, a device) is refused.
 class AtomicFile {
@@ -176,7 +173,7 @@ class AtomicFile {
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     Result<void> write(std::string_view bytes);
-    // True: written and renamed into place; false: skipped (skip_identical, same bytes).
+    // True: written and renamed into place; false: dropped (before_rename said so).
     Result<bool> commit();
     // The file the write goes to (symbolic links followed).
     const std::filesystem::path& target() const noexcept;

@@ -8,6 +8,7 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/input.hpp"
+#include "sparksave/output.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -87,14 +88,18 @@ struct FormatInfo;
 void merge_notes(Notes& notes, const Notes& more);
 
 // Migrates a file too large to hold as a tree: read part by part (FormatInfo::stream), each
-// part through the steps and the format's part writer, the bytes to `out` as they are made.
-// Needs the format's stream and part_writer. The result is not checked here: the caller reads
-// it back (commands write it to an AtomicFile whose verify step does). Errors: the input does
-// not parse, a downgrade, a step's error.
+// part through the steps and the format's part writer, the bytes to `out` as they are made: the
+// input is parsed once. Needs the format's stream and part_writer. A file already at `to` or
+// newer is not read further than its head: `steps` is empty, nothing went to `out`, and the
+// caller checks it whole (summarize) to learn its findings. Otherwise `findings` are the input's
+// (when they hold an error, what went to `out` is incomplete: drop it). The result is not checked
+// here: the caller reads it back (check_result, through the write model's ResultCheck). Errors: a
+// step's error.
 struct MigratedParts {
     std::uint32_t from = 0;
     std::vector<const MigrationStep*> steps;
     Notes notes;
+    Findings findings;
 };
 Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<const Source> source,
                                     std::uint32_t to,
@@ -106,14 +111,21 @@ Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<co
 // place).
 Error refused_result(const Error& finding, std::uint32_t to, std::string_view step);
 
+// The one check of a migrated result (in memory, or read back from the disk): `bytes` must be a
+// valid file of version `to`; a rule it breaks is refused_result's error, attributed to
+// `last_step` (the plan's last step).
+Result<void> check_result(const FormatInfo& format, std::string_view bytes, std::uint32_t to,
+                          std::string_view last_step);
+
 // Applies the plan to a copy of `doc` (which is left unchanged), writes the result with the
 // format's writer and reads it back: it must be a valid file of version `to`, else the error
 // (with its node path) is returned, attributed to the last step. `doc` must be below `to`.
 Result<Migrated> migrate(const Document& doc, std::uint32_t to);
 
-// A batch of files brought up to a version (`sparksave migrate`), one call per file: plan, read,
-// steps (whole or part by part), the atomic write (verified, with the backup, kept metadata and
-// the in-place identity check of file_io.hpp), and an outcome the caller prints.
+// A batch of files brought up to a version (`sparksave migrate`), one call per file: plan, read
+// (under the file's lock when the run writes), steps (whole or part by part), the write through
+// the write model (output.hpp: verified, with the backup, kept metadata and the in-place identity
+// check), and an outcome the caller prints.
 struct BatchOptions {
     std::optional<std::uint32_t> to; // default: each format's newest version
     bool in_place = false;
@@ -132,20 +144,20 @@ struct FileOutcome {
         up_to_date,
         copied, // up to date, copied to the destination
         needs_migration,
+        skipped,    // found in a walk, of no known format: counted, not reported
+        left_alone, // the engine's .bak / .tmp of a slot, found in a walk: counted, never migrated
+        unreadable, // the input could not be read at all: reported as every command reports it
         failed
     };
     Kind kind = Kind::failed;
-    bool trouble =
-        false; // failed for a reason of the system (cannot read or write), not the file's
-    bool unreadable = false; // the input could not be read at all
-    bool skipped = false;    // found in a walk, of no known format
-    bool companion = false;  // the engine's .bak / .tmp of a slot: never migrated
+    // With unreadable and failed: why, and whether it is a finding or trouble. Its message is
+    // the whole report text.
+    std::optional<Failure> failure;
     std::string format;
     std::uint32_t from = 0, to = 0;
     std::string destination;
     std::vector<std::string> steps;
     Notes notes;
-    std::string reason;
     std::string bytes; // output "-": the file, checked, for the caller to print in order
 };
 
@@ -156,14 +168,14 @@ class BatchMigrator {
     BatchMigrator(const BatchMigrator&) = delete;
     BatchMigrator& operator=(const BatchMigrator&) = delete;
 
-    // Where each file's output goes (empty: nothing is written), decided before any is written:
+    // Where each file's output goes (Destination::Mode::none: nothing is written), decided before
+    // any is written:
     // a second input that maps to the output of another (two arguments holding the same
     // relative path, one file named twice) gets an error instead of racing for one name.
-    std::vector<Result<std::filesystem::path>>
-    destinations(std::span<const InputList::Entry> files) const;
+    std::vector<Outcome<Destination>> destinations(std::span<const InputList::Entry> files) const;
     // One file; thread-safe (files are migrated in parallel).
     FileOutcome migrate_file(const InputList::Entry& file,
-                             const Result<std::filesystem::path>& destination) const;
+                             const Outcome<Destination>& destination) const;
     // Makes every output directory of the batch durable (one fsync each).
     Result<void> sync_directories();
 
