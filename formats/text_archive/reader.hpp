@@ -1275,6 +1275,13 @@ template <class Sink> class Reader {
                               type_text, excerpt(value), read));
             return;
         }
+        if (x.underflow) { // formats/README.md §2.1: no failbit, the nearest value is a zero
+            error(ErrorCode::bad_value, pos, path,
+                  fmt::format("expected {} ({}), found {}: a number other than 0 too small for a "
+                              "{}, which rounds to zero (an underflow), so the engine reads {}",
+                              expected, type_text, excerpt(value), type_name(type), read));
+            return;
+        }
         std::size_t b = 0, e = value.size();
         while (b < e && engine::stream_space(value[b])) ++b;
         while (e > b && engine::stream_space(value[e - 1])) --e;

@@ -425,6 +425,10 @@ def invalid():
         ("float-infinite", "float", "inf"),
         ("float-nan", "float", "nan"),
         ("float-out-of-range", "float", "1e39"),
+        # formats/README.md §2.1: an underflow sets no failbit; the engine reads a zero.
+        ("float-underflow", "float", "1e-50"),
+        ("float-underflow-negative", "float", "-1e-46"),
+        ("double-underflow", "double", "1e-400"),
         ("double-not-a-number", "double", "abc"),
         ("int-fraction", "int", "3.7"),
         ("float-exponent-alone", "float", "1e"),
@@ -438,6 +442,10 @@ def invalid():
     v = Cls("Vector 2D", [("x", Attr("double", f64(1.5))), ("y", Attr("float", f32(2)))])
     text = archive([("v", v)])
     write("invalid", "vector2d-double", text, [(E, "bad_value", pos(text, "double"), "v.x")])
+    v = Cls("Vector 2D", [("x", Attr("float", f32(1.5))), ("y", Attr("float", "2e-50"))])
+    text = archive([("v", v)])
+    write("invalid", "vector2d-underflow", text,
+          [(E, "bad_value", pos(text, "2e-50"), "v.y")])
     v = Cls("Vector 3D", [("x", Attr("float", f32(1))), ("y", Attr("float", f32(2)))])
     text = archive([("v", v)])
     write("invalid", "vector3d-missing-z", text, [(E, "bad_value", "2:1", "v.z")])
