@@ -518,8 +518,50 @@ TEST_CASE("container rules: counts, pair names, fixed field types") {
     CHECK(codes(check_all(element("bool", "bool", "true")).findings).empty());
     CHECK(codes(check_all(element("int", "size_t", "1")).findings) ==
           "warning:type_alias@4:15 e.data\n");
+    // formats/README.md §2.1: deserialize<ElementType> has no double branch: the element reads
+    // as empty, and its data is never looked at.
+    {
+        const Parsed d = check_all(element("double", "double", "0.250000"));
+        CHECK(codes(d.findings) == "error:bad_value@3:23 e.type\n");
+        REQUIRE(d.findings.items().size() == 1);
+        const std::string& m = d.findings.items()[0].message;
+        CHECK(m.find("no double branch") != std::string::npos);
+        CHECK(m.find("reads this element as empty (an int 0)") != std::string::npos);
+        CHECK(m.find("current sources") == std::string::npos);
+    }
     CHECK(codes(check_all(element("double", "float", "1.000000")).findings) ==
-          "warning:bad_value@3:23 e.type\nerror:bad_value@4:15 e.data\n");
+          "error:bad_value@3:23 e.type\n");
+    CHECK(codes(check_all(element("unsigned int", "unsigned int", "1")).findings) ==
+          "error:bad_value@3:23 e.type\n");
+    // deserialize<SaveData> reads every value<i> with deserialize<ElementType>, whatever its
+    // class name; an attribute there has no `type`: an empty element.
+    auto save_data = [](std::string_view value) {
+        return fmt::format("1.0.0\nsavedata: SaveData {{\n\tnbValue: __PGSA size_t {{1}},\n\tid0: "
+                           "__PGSA string {{k}},\n\tvalue0: {}\n}}\n",
+                           value);
+    };
+    CHECK(codes(check_all(save_data("Other {\n\t\ttype: __PGSA string {double},\n\t\tdata: "
+                                    "__PGSA double {0.250000}\n\t}"))
+                    .findings) == "error:bad_value@6:24 savedata.value0.type\n");
+    CHECK(codes(check_all(save_data("Other {\n\t\ttype: __PGSA string {long},\n\t\tdata: "
+                                    "__PGSA int {1}\n\t}"))
+                    .findings) == "error:bad_value@6:24 savedata.value0.type\n");
+    CHECK(codes(check_all(save_data("UnorderedMap {\n\t\ttype: __PGSA string {int},\n\t\tdata: "
+                                    "__PGSA float {1.000000}\n\t}"))
+                    .findings) == "error:bad_value@7:16 savedata.value0.data\n");
+    CHECK(codes(check_all(save_data("Other {\n\t\ttype: __PGSA string {int},\n\t\tdata: "
+                                    "__PGSA int {1}\n\t}"))
+                    .findings)
+              .empty());
+    CHECK(codes(check_all(save_data("Other {\n\t}")).findings) ==
+          "error:bad_value@5:2 savedata.value0\n");
+    CHECK(codes(check_all(save_data("__PGSA int {5}")).findings) ==
+          "error:bad_value@5:2 savedata.value0\n");
+    // Outside a SaveData only the class name says a class is an ElementType.
+    CHECK(codes(check_all("1.0.0\ne: Other {\n\ttype: __PGSA string {double},\n\tdata: __PGSA "
+                          "double {0.250000}\n}\n")
+                    .findings)
+              .empty());
     CHECK(codes(check_all(element("boolean", "bool", "true")).findings) ==
           "error:bad_value@3:23 e.type\n");
     CHECK(codes(check_all("1.0.0\ne: ElementType {\n}\n").findings) == "error:bad_value@2:1 e\n");
