@@ -132,9 +132,10 @@ inline bool stream_space(char c) noexcept {
 }
 
 struct Extracted {
-    bool fail = false;     // the stream's failbit: the target got 0, or the type's max/min
-    std::size_t end = 0;   // where extraction stopped (the rest of the text is never looked at)
-    bool negative = false; // a `-` was read
+    bool fail = false;      // the stream's failbit: the target got 0, or the type's max/min
+    bool underflow = false; // a float/double: a non-zero number read as 0 (no failbit)
+    std::size_t end = 0;    // where extraction stopped (the rest of the text is never looked at)
+    bool negative = false;  // a `-` was read
     std::uint64_t magnitude = 0;
     std::int64_t as_signed = 0;    // the value read, for int
     std::uint64_t as_unsigned = 0; // the value read, for unsigned int / size_t
@@ -184,22 +185,26 @@ inline Extracted extract_integer(std::string_view s, bool is_signed, std::uint64
 }
 
 // Floating-point extraction: the stream gathers [sign] digits [. digits] [e [sign] digits] (an `e`
-// only after a digit; no inf, nan or hex) and converts what it gathered with strtof/strtod: if the
-// conversion does not use all of it (`1e`, `.`, `-`), failbit and 0; an infinite result (`1e39`
-// as float), failbit and the largest finite value of that sign. Underflow reads the nearest
-// (denormal or zero) value.
+// only after a digit; no inf, nan or hex) and converts what it gathered with strtof/strtod
+// (libstdc++'s __convert_to_v, config/locale/gnu/c_locale.cc): if the conversion does not use
+// all of it (`1e`, `.`, `-`), failbit and 0; an infinite result (`1e39` as float), failbit and
+// the largest finite value of that sign. errno is never looked at, so an underflow (ERANGE)
+// sets no failbit: the target holds what strtof/strtod returned, the nearest denormal (`1e-40`
+// as float: 9.99995e-41) or a zero of the number's sign (`1e-50` as float, `1e-400` as double:
+// `underflow`, formats/README.md §2.1).
 inline Extracted extract_float(std::string_view s, bool is_float) {
     Extracted x;
     std::size_t i = 0;
     while (i < s.size() && stream_space(s[i])) ++i;
     std::string acc;
     if (i < s.size() && (s[i] == '+' || s[i] == '-')) acc += s[i++];
-    bool mantissa = false, dot = false, exp = false;
+    bool mantissa = false, dot = false, exp = false, nonzero = false;
     while (i < s.size()) {
         const char c = s[i];
         if (c >= '0' && c <= '9') {
             acc += c;
             mantissa = true;
+            nonzero = nonzero || (c != '0' && !exp);
         } else if (c == '.' && !dot && !exp) {
             acc += c;
             dot = true;
@@ -239,6 +244,7 @@ inline Extracted extract_float(std::string_view s, bool is_float) {
         return x;
     }
     x.as_double = v;
+    x.underflow = nonzero && v == 0;
     return x;
 }
 

@@ -600,7 +600,11 @@ template <class Sink> class Reader {
         nf.class_name = class_name;
         nf.header = here(at);
         nf.list = class_name == k_class_vector;
-        if (class_name == k_class_map) {
+        if (!top && save_data_value(frames_.back(), shape.name, shape.named)) {
+            // formats/README.md §2.1: deserialize<SaveData> reads each value<i> with
+            // deserialize<ElementType>, whatever its class name.
+            nf.special = Special::element;
+        } else if (class_name == k_class_map) {
             nf.special = Special::counted_map;
             nf.count_name = k_map_count;
             nf.key_prefix = k_map_key;
@@ -771,6 +775,13 @@ template <class Sink> class Reader {
         }
     }
 
+    // formats/README.md §2.1: the child of `f` that deserialize<SaveData> reads with
+    // deserialize<ElementType> (the value<i> of the next pair), whatever it is.
+    static bool save_data_value(const Frame& f, std::string_view name, bool named) noexcept {
+        return f.special == Special::counted_map && f.key_prefix == k_save_data_key &&
+               f.expect_value && named && is_indexed(name, k_map_value, f.next_index);
+    }
+
     // UnorderedMap / SaveData: the count attribute, then key0, value0, key1, value1, ...
     void map_child(Frame& f, std::string_view name, bool named, bool is_class,
                    std::string_view type, Pos type_pos, std::string_view value, Pos value_pos,
@@ -797,6 +808,14 @@ template <class Sink> class Reader {
         if (named && is_indexed(name, prefix, f.next_index)) {
             if (!f.expect_value && f.key_prefix == k_save_data_key && !is_class)
                 read_as(Type::string, type, type_pos, path, "a SaveData id");
+            if (!is_class && save_data_value(f, name, named))
+                error(ErrorCode::bad_value, start, path,
+                      fmt::format("expected {} to be a class holding `type` and `data` (the "
+                                  "engine reads a SaveData's values with "
+                                  "deserialize<ElementType>), found an attribute: the engine "
+                                  "finds no `type` in it and reads this element as empty (an "
+                                  "int 0)",
+                                  name));
             if (!f.expect_value && !is_class && f.keys) key_seen(f, name, type, value, start, path);
             if (f.expect_value) {
                 ++f.pairs;
@@ -896,27 +915,36 @@ template <class Sink> class Reader {
             }
             return;
         case Special::element: {
+            // A SaveData's value<i> of another class name is read as an ElementType all the same.
+            const std::string as_element =
+                f.class_name == k_class_element
+                    ? std::string()
+                    : fmt::format(" (deserialize<SaveData> reads this {} as an ElementType)",
+                                  excerpt(f.class_name));
             if (!f.type_seen) {
                 error(ErrorCode::bad_value, f.header, class_ref(),
-                      "expected a `type` attribute naming the element's type, found none: the "
-                      "engine reads this element as empty");
+                      fmt::format("expected a `type` attribute naming the element's type, found "
+                                  "none{}: the engine reads this element as empty (an int 0)",
+                                  as_element));
                 return;
             }
+            // formats/README.md §2.1: deserialize<ElementType> branches on float, int, size_t,
+            // string and bool, exactly; anything else logs "Error in casting a string to
+            // UnionType" and returns the default element, an int 0 that isEmpty().
             const Type t = type_of(f.element_type);
-            if (t == Type::unknown || t == Type::uint32) {
+            if (t == Type::unknown || t == Type::uint32 || t == Type::float64) {
                 error(ErrorCode::bad_value, f.element_type_pos, step_ref(k_element_type),
-                      fmt::format("expected the element type float, double, int, size_t, "
-                                  "string or bool, found {}: the engine reads this element as "
-                                  "empty",
-                                  excerpt(f.element_type)));
+                      fmt::format("expected the element type float, int, size_t, string or "
+                                  "bool, found {}{}: {}the engine reads this element as empty "
+                                  "(an int 0)",
+                                  excerpt(f.element_type), as_element,
+                                  t == Type::float64
+                                      ? "deserialize<ElementType> has no double branch (an "
+                                        "ElementType of this engine holds no double: it stores "
+                                        "one as a float and writes type float), so "
+                                      : ""));
                 return;
             }
-            if (t == Type::float64)
-                warning(ErrorCode::bad_value, f.element_type_pos, step_ref(k_element_type),
-                        "expected the element type float (the engine's writer stores a double "
-                        "element as float in the builds that write `ElementType`), found double: "
-                        "the reader of those builds has no double branch and reads the element "
-                        "as empty (the current sources read it)");
             const PathRef p = step_ref(k_element_data);
             if (!f.data_seen)
                 error(ErrorCode::bad_value, f.header, p,
@@ -1273,6 +1301,13 @@ template <class Sink> class Reader {
             error(ErrorCode::bad_value, pos, path,
                   fmt::format("expected {} ({}), found {}: the engine reads {}", expected,
                               type_text, excerpt(value), read));
+            return;
+        }
+        if (x.underflow) { // formats/README.md §2.1: no failbit, the nearest value is a zero
+            error(ErrorCode::bad_value, pos, path,
+                  fmt::format("expected {} ({}), found {}: a number other than 0 too small for a "
+                              "{}, which rounds to zero (an underflow), so the engine reads {}",
+                              expected, type_text, excerpt(value), type_name(type), read));
             return;
         }
         std::size_t b = 0, e = value.size();

@@ -65,9 +65,12 @@
 //   a value the engine reads otherwise: another    bad_value
 //     type or value from getAsAttribute, a number
 //     `stringstream >>` reads as another number
-//     (the message says which: 12abc reads 12),
-//     bool not true/false; in the containers, a
-//     field of a type their reader refuses
+//     (the message says which: 12abc reads 12,
+//     1e-50 as float reads 0), bool not true/false;
+//     in the containers, a field of a type their
+//     reader refuses; an ElementType (or any
+//     SaveData value<i>) whose type is not float,
+//     int, size_t, string or bool (double too)
 //   nbElements / nbValue disagreeing with the      count_mismatch
 //     pairs present, or pairs out of order
 //   more nesting, nodes or distinct names than     limit_exceeded
@@ -85,8 +88,6 @@
 //     class name the engine derives otherwise
 //     (getObjectType(): a blank class name of an
 //     unnamed item, ` {` in a name)
-//   an ElementType of type double (the reader of   bad_value
-//     some builds has no double branch)
 //   the doubled-name mark on an attribute entry    name_cut
 //
 //   notes (the engine reads it as the file says; its writer would not write it)

@@ -219,7 +219,6 @@ def valid():
                                  ("z", Attr("float", f32(0))), ("w", Attr("float", f32(1)))])),
         ("savedata", save_data([
             ("f", element("float", "float", f32(2.5))),
-            ("d", element("double", "double", f64(0.25))),
             ("i", element("int", "int", "-4")),
             ("s", element("size_t", "size_t", "9")),
             ("t", element("string", "string", "text")),
@@ -251,10 +250,18 @@ def valid():
         ("v", Cls("Vector", [(None, Cls(" ", []))])),
         ("obj", Cls("S", [("a {b", Cls("C", []))])),
     ]))
-    # formats/README.md §2.1: an ElementType of type double, which some builds' reader cannot read.
-    write("valid", "warn-element-double", archive([
-        ("savedata", save_data([("d", element("double", "double", f64(0.25)))])),
+    # formats/README.md §2.1: numbers in the denormal range read as the nearest denormal (an
+    # underflow, but no failbit and not a zero), a zero written small is a zero.
+    write("valid", "denormal-floats", archive([
+        ("small", Cls("S", [("f", Attr("float", "1e-40")), ("g", Attr("float", "-1.4e-45")),
+                            ("d", Attr("double", "1e-310")), ("z", Attr("float", "0e-99")),
+                            ("n", Attr("double", "-0.000000"))])),
     ]))
+    # formats/README.md §2.1: deserialize<SaveData> reads each value<i> as an ElementType,
+    # whatever its class name.
+    other = element("int", "int", "7")
+    other.name = "Element"
+    write("valid", "savedata-value-class", archive([("savedata", save_data([("k", other)]))]))
     write("valid", "warn-marker-in-value", archive([
         ("obj", Cls("S", [("c", Attr("string", "x__PGSA y"))])),
         ("top", Attr("string", "__PGSA int {1}")),
@@ -425,6 +432,10 @@ def invalid():
         ("float-infinite", "float", "inf"),
         ("float-nan", "float", "nan"),
         ("float-out-of-range", "float", "1e39"),
+        # formats/README.md §2.1: an underflow sets no failbit; the engine reads a zero.
+        ("float-underflow", "float", "1e-50"),
+        ("float-underflow-negative", "float", "-1e-46"),
+        ("double-underflow", "double", "1e-400"),
         ("double-not-a-number", "double", "abc"),
         ("int-fraction", "int", "3.7"),
         ("float-exponent-alone", "float", "1e"),
@@ -438,6 +449,10 @@ def invalid():
     v = Cls("Vector 2D", [("x", Attr("double", f64(1.5))), ("y", Attr("float", f32(2)))])
     text = archive([("v", v)])
     write("invalid", "vector2d-double", text, [(E, "bad_value", pos(text, "double"), "v.x")])
+    v = Cls("Vector 2D", [("x", Attr("float", f32(1.5))), ("y", Attr("float", "2e-50"))])
+    text = archive([("v", v)])
+    write("invalid", "vector2d-underflow", text,
+          [(E, "bad_value", pos(text, "2e-50"), "v.y")])
     v = Cls("Vector 3D", [("x", Attr("float", f32(1))), ("y", Attr("float", f32(2)))])
     text = archive([("v", v)])
     write("invalid", "vector3d-missing-z", text, [(E, "bad_value", "2:1", "v.z")])
@@ -447,6 +462,21 @@ def invalid():
     text = archive([("savedata", save_data([("a", element("long", "int", "1"))]))])
     write("invalid", "element-type-unknown", text,
           [(E, "bad_value", pos(text, "long"), "savedata.value0.type")])
+    # formats/README.md §2.1: deserialize<ElementType> has no double branch; it reads every
+    # value<i> of a SaveData, whatever its class name (here `Element`), and an attribute there
+    # holds no `type`.
+    text = archive([("savedata", save_data([("d", element("double", "double", f64(0.25)))]))])
+    write("invalid", "element-type-double", text,
+          [(E, "bad_value", pos(text, "{double}", delta=1), "savedata.value0.type")])
+    other = element("double", "double", f64(0.25))
+    other.name = "Element"
+    text = archive([("savedata", save_data([("f", element("float", "float", f32(1))),
+                                            ("d", other)]))])
+    write("invalid", "element-type-double-other-class", text,
+          [(E, "bad_value", pos(text, "{double}", delta=1), "savedata.value1.type")])
+    text = archive([("savedata", save_data([("n", Attr("int", "5"))]))])
+    write("invalid", "element-attribute", text,
+          [(E, "bad_value", pos(text, "value0"), "savedata.value0")])
 
     # Numbers the engine's `stringstream >>` reads as the file says, from forms its writer does
     # not write (formats/README.md §2.1): notes.

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -314,10 +315,10 @@ TEST_CASE("numbers: the model of `stringstream >>` reads what the C++ library re
     namespace en = ta::engine;
     std::mt19937 rng(20261201);
     static const char* const pieces[] = {
-        "0",   "7",     "12",   "+",     "-",          ".",          "e",
-        "E",   " ",     "\t",   "\r",    "x",          "a",          "inf",
-        "nan", "0x1p3", "1e39", "1e-50", "2147483648", "4294967296", "18446744073709551616",
-        "}"};
+        "0",   "7",     "12",     "+",      "-",          ".",          "e",
+        "E",   " ",     "\t",     "\r",     "x",          "a",          "inf",
+        "nan", "0x1p3", "1e39",   "1e-50",  "2147483648", "4294967296", "18446744073709551616",
+        "}",   "1e-40", "1e-400", "1e-310", "0e-99"};
     std::size_t compared = 0;
     for (int round = 0; round < 20000; ++round) {
         std::string text;
@@ -352,14 +353,24 @@ TEST_CASE("numbers: the model of `stringstream >>` reads what the C++ library re
             CHECK(x.as_unsigned == v);
             CHECK(x.fail == ss.fail());
         }
+        // underflow: the library sets no failbit and reads a zero (of the number's sign), though
+        // the digits taken hold one that is not 0 (formats/README.md §2.1)
+        auto zero_read = [&](auto v, bool fail, std::size_t end) {
+            const std::string taken = text.substr(0, end);
+            const std::size_t e = taken.find_first_of("eE");
+            return !fail && v == 0 &&
+                   taken.substr(0, e).find_first_of("123456789") != std::string::npos;
+        };
         {
             std::istringstream ss(text);
             float v = 0;
             ss >> v;
             const auto x = en::extract_float(text, true);
             CHECK(static_cast<float>(x.as_double) == v);
+            CHECK(std::signbit(static_cast<float>(x.as_double)) == std::signbit(v));
             CHECK(x.fail == ss.fail());
             if (!ss.fail()) CHECK(x.end == end_of(ss));
+            CHECK(x.underflow == zero_read(v, ss.fail(), x.end));
         }
         {
             std::istringstream ss(text);
@@ -367,7 +378,9 @@ TEST_CASE("numbers: the model of `stringstream >>` reads what the C++ library re
             ss >> v;
             const auto x = en::extract_float(text, false);
             CHECK(x.as_double == v);
+            CHECK(std::signbit(x.as_double) == std::signbit(v));
             CHECK(x.fail == ss.fail());
+            CHECK(x.underflow == zero_read(v, ss.fail(), x.end));
         }
         ++compared;
     }
@@ -405,8 +418,33 @@ TEST_CASE("numbers: verify says what the engine reads") {
     CHECK(finding("int", "-2147483648") == "none");
     CHECK(finding("size_t", "18446744073709551615") == "none");
     CHECK(finding("float", "42.500000") == "none");
-    CHECK(finding("float", "1e-50") == "none"); // the nearest float, as strtof reads it
     CHECK(finding("double", "1e308") == "none");
+    // Underflow (formats/README.md §2.1): libstdc++'s `>>` sets no failbit and holds what strtof
+    // or strtod returned: a zero of the number's sign (an error: the number is lost) ...
+    CHECK(finding("float", "1e-50") == "error the engine reads 0");
+    CHECK(finding("float", "-1e-50") == "error the engine reads -0");
+    CHECK(finding("float", "7e-46") == "error the engine reads 0");     // < half 2^-149
+    CHECK(finding("float", "0.7e-45") == "error the engine reads 0");   // a mantissa < 1
+    CHECK(finding("double", "1e-400") == "error the engine reads 0");   // as a double too
+    CHECK(finding("double", "2.4e-324") == "error the engine reads 0"); // < half 2^-1074
+    CHECK(finding("float", "1e-50x") == "error the engine reads 0");    // junk: one error
+    // ... or the nearest denormal, which is the file's number rounded like any other
+    CHECK(finding("float", "1e-40") == "none");
+    CHECK(finding("float", "7.1e-46") == "none"); // rounds up to 2^-149
+    CHECK(finding("double", "1e-50") == "none");
+    CHECK(finding("double", "1e-310") == "none");
+    CHECK(finding("double", "4.9e-324") == "none");
+    // ... and a zero written small is a zero
+    CHECK(finding("float", "0e-99") == "none");
+    CHECK(finding("float", "-0.000000") == "none");
+    CHECK(finding("double", "0.0e-400") == "none");
+    // Vector 2D/3D/4D components are floats: the same rule
+    const Parsed v =
+        check_all("1.0.0\nv: Vector 3D {\n\tx: __PGSA float {1e-50},\n\ty: __PGSA float "
+                  "{0.000000},\n\tz: __PGSA float {-1e-45}\n}\n");
+    CHECK(codes(v.findings) == "error:bad_value@3:19 v.x\n");
+    REQUIRE(v.findings.items().size() == 1);
+    CHECK(v.findings.items()[0].message.find("underflow") != std::string::npos);
 }
 
 TEST_CASE("names: empty vs none, the engine's cut at \": \", duplicates keep the last") {
@@ -480,8 +518,50 @@ TEST_CASE("container rules: counts, pair names, fixed field types") {
     CHECK(codes(check_all(element("bool", "bool", "true")).findings).empty());
     CHECK(codes(check_all(element("int", "size_t", "1")).findings) ==
           "warning:type_alias@4:15 e.data\n");
+    // formats/README.md §2.1: deserialize<ElementType> has no double branch: the element reads
+    // as empty, and its data is never looked at.
+    {
+        const Parsed d = check_all(element("double", "double", "0.250000"));
+        CHECK(codes(d.findings) == "error:bad_value@3:23 e.type\n");
+        REQUIRE(d.findings.items().size() == 1);
+        const std::string& m = d.findings.items()[0].message;
+        CHECK(m.find("no double branch") != std::string::npos);
+        CHECK(m.find("reads this element as empty (an int 0)") != std::string::npos);
+        CHECK(m.find("current sources") == std::string::npos);
+    }
     CHECK(codes(check_all(element("double", "float", "1.000000")).findings) ==
-          "warning:bad_value@3:23 e.type\nerror:bad_value@4:15 e.data\n");
+          "error:bad_value@3:23 e.type\n");
+    CHECK(codes(check_all(element("unsigned int", "unsigned int", "1")).findings) ==
+          "error:bad_value@3:23 e.type\n");
+    // deserialize<SaveData> reads every value<i> with deserialize<ElementType>, whatever its
+    // class name; an attribute there has no `type`: an empty element.
+    auto save_data = [](std::string_view value) {
+        return fmt::format("1.0.0\nsavedata: SaveData {{\n\tnbValue: __PGSA size_t {{1}},\n\tid0: "
+                           "__PGSA string {{k}},\n\tvalue0: {}\n}}\n",
+                           value);
+    };
+    CHECK(codes(check_all(save_data("Other {\n\t\ttype: __PGSA string {double},\n\t\tdata: "
+                                    "__PGSA double {0.250000}\n\t}"))
+                    .findings) == "error:bad_value@6:24 savedata.value0.type\n");
+    CHECK(codes(check_all(save_data("Other {\n\t\ttype: __PGSA string {long},\n\t\tdata: "
+                                    "__PGSA int {1}\n\t}"))
+                    .findings) == "error:bad_value@6:24 savedata.value0.type\n");
+    CHECK(codes(check_all(save_data("UnorderedMap {\n\t\ttype: __PGSA string {int},\n\t\tdata: "
+                                    "__PGSA float {1.000000}\n\t}"))
+                    .findings) == "error:bad_value@7:16 savedata.value0.data\n");
+    CHECK(codes(check_all(save_data("Other {\n\t\ttype: __PGSA string {int},\n\t\tdata: "
+                                    "__PGSA int {1}\n\t}"))
+                    .findings)
+              .empty());
+    CHECK(codes(check_all(save_data("Other {\n\t}")).findings) ==
+          "error:bad_value@5:2 savedata.value0\n");
+    CHECK(codes(check_all(save_data("__PGSA int {5}")).findings) ==
+          "error:bad_value@5:2 savedata.value0\n");
+    // Outside a SaveData only the class name says a class is an ElementType.
+    CHECK(codes(check_all("1.0.0\ne: Other {\n\ttype: __PGSA string {double},\n\tdata: __PGSA "
+                          "double {0.250000}\n}\n")
+                    .findings)
+              .empty());
     CHECK(codes(check_all(element("boolean", "bool", "true")).findings) ==
           "error:bad_value@3:23 e.type\n");
     CHECK(codes(check_all("1.0.0\ne: ElementType {\n}\n").findings) == "error:bad_value@2:1 e\n");
