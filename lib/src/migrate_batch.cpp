@@ -159,9 +159,15 @@ class BatchMigrator::Impl {
             findings = parsed->findings;
         }
         if (auto changed = changed_while_read(in)) return fail(true, changed->message);
-        if (const Error* e = findings.first_error())
-            return fail(false, "does not parse: " + e->describe());
         o.to = o_.to.value_or(format.current_version);
+        // An error blocks the file unless a step of its plan repairs it (MigrationStep::repairs);
+        // --strict refuses those too.
+        if (auto e = unrepaired_error(findings, format.id, o.from, o.to))
+            return fail(false, "does not parse: " + e->describe());
+        if (const Error* e = findings.first_error(); e && o_.strict)
+            return fail(false, "--strict: not migrated, since the migration would change what "
+                               "the file holds (see --dry-run without --strict): " +
+                                   e->describe());
         if (o.to > format.current_version)
             return fail(false, fmt::format("{} has no version {} (the newest is {})", format.name,
                                            o.to, format.current_version));
