@@ -241,6 +241,9 @@ void setup_migrate(CLI::App& app, int& exit_code) {
                   "Print each file's plan (the steps that would run) and write nothing");
     cmd->add_flag("--check", o->batch.check,
                   "Write nothing; exit 1 when any file is below the target (for CI)");
+    cmd->add_flag("--strict", o->batch.strict,
+                  "Refuse a file the migration would repair instead (a spark-kv line dropped, a "
+                  "repeated key collapsed)");
     cmd->add_option("-j,--jobs", o->jobs, "Files migrated in parallel (default: one per core)")
         ->check(jobs_check());
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");

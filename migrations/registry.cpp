@@ -16,6 +16,13 @@ namespace {
     (SPARKSAVE_HAS_SPARK_SAVE || SPARKSAVE_HAS_SPARK_KV || SPARKSAVE_HAS_TESS_WORLD ||             \
      SPARKSAVE_HAS_GMSV)
 
+#if SPARKSAVE_HAS_SPARK_KV
+// formats/README.md §3: what the current engine refuses in a legacy store and the pre-marker reader
+// read (migrations/spark_kv_v1_to_v2.cpp carries it over as that reader read it).
+constexpr ErrorCode k_spark_kv_repairs[] = {ErrorCode::truncated, ErrorCode::missing_tab,
+                                            ErrorCode::duplicate_key};
+#endif
+
 #if SPARKSAVE_HAS_STEPS
 const MigrationStep k_steps[] = {
 #if SPARKSAVE_HAS_SPARK_SAVE
@@ -45,8 +52,10 @@ const MigrationStep k_steps[] = {
      .from = 1,
      .to = 2,
      .id = "spark_kv_v1_to_v2",
-     .summary = "legacy store to v2: add the #!spark-kv-v2 marker line, escape every key and value",
-     .whole = migrations::spark_kv_v1_to_v2},
+     .summary = "legacy store to v2: the marker line, every key and value escaped; what the old "
+                "reader skipped dropped, the last line of a key kept",
+     .whole = migrations::spark_kv_v1_to_v2,
+     .repairs = k_spark_kv_repairs},
 #endif
 #if SPARKSAVE_HAS_TESS_WORLD
     {.format = FormatId::tess_world,

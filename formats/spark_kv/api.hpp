@@ -24,12 +24,15 @@ bool detect(std::string_view head) noexcept;
 bool has_signature(std::string_view head) noexcept;
 
 // Reads and checks everything (the checks are listed in spec.hpp). Never fails: a line the
-// engine would skip is kept in the tree, so `dump` shows it and the writer reproduces it.
+// engine refuses is kept in the tree, so `dump` shows it and the writer reproduces it.
 Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options = {});
 
 // The same checks as read(), building no tree: counts, key prefixes and findings for
 // info/verify.
 Summary summarize(std::string_view bytes);
+// The same with another store budget than the engine's 1 GiB (k_store_budget): the budget rules
+// tested on small stores.
+Summary summarize(std::string_view bytes, std::uint64_t budget);
 
 // Writes the tree back: reading any file and writing it gives identical bytes; records a
 // migration or an edit changed are written the way the engine's writer of the document's

@@ -15,20 +15,33 @@
 
 namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
 
-// The characters a v2 writer escapes, and what follows the backslash for each.
+// The characters a v2 writer escapes (EscapeKVField), and what follows the backslash for each;
+// reading, these four sequences are decoded and nothing else (UnescapeKVField).
 inline bool needs_escape(char c) noexcept {
-    return c == '\\' || c == '\t' || c == '\n';
+    return c == '\\' || c == '\t' || c == '\n' || c == '\r';
 }
 inline bool is_known_escape(char c) noexcept {
-    return c == '\\' || c == 't' || c == 'n';
+    return c == '\\' || c == 't' || c == 'n' || c == 'r';
 }
 inline char unescaped(char c) noexcept {
-    return c == 't' ? '\t' : c == 'n' ? '\n' : '\\';
+    return c == 't' ? '\t' : c == 'n' ? '\n' : c == 'r' ? '\r' : '\\';
+}
+inline char escape_letter(char c) noexcept {
+    return c == '\t' ? 't' : c == '\n' ? 'n' : c == '\r' ? 'r' : '\\';
 }
 
-// Decodes a v2 key or value as the engine reads it (formats/README.md §3): `\\`, `\t`, `\n` become
-// a backslash, TAB, LF; any other backslash (an unknown escape, or one ending the text) is kept
-// verbatim, and bad(i) is called with its index in `raw`. Appends to `out`.
+// The bytes `text` takes once escaped (EscapedKVFieldSize): LoadFromDisk adds them up to check the
+// store budget against the store FlushToDisk would publish.
+inline std::uint64_t escaped_size(std::string_view text) noexcept {
+    std::uint64_t n = text.size();
+    for (char c : text) n += needs_escape(c);
+    return n;
+}
+
+// Decodes a v2 key or value as UnescapeKVField does (formats/README.md §3): `\\`, `\t`, `\n`,
+// `\r` become a backslash, TAB, LF, CR. Any other backslash (an unknown escape, or one ending the
+// text) makes the engine refuse the store; it is kept verbatim here, so the tree still shows the
+// line, and bad(i) is called with its index in `raw`. Appends to `out`.
 template <class Bad> void decode_v2(std::string_view raw, std::string& out, Bad&& bad) {
     std::size_t i = 0;
     while (i < raw.size()) {
@@ -71,7 +84,7 @@ inline void append_escaped(std::string& out, std::string_view text) {
         if (!needs_escape(c)) continue;
         out.append(text.substr(run, i - run));
         out += '\\';
-        out += c == '\t' ? 't' : c == '\n' ? 'n' : '\\';
+        out += escape_letter(c);
         run = i + 1;
     }
     out.append(text.substr(run));

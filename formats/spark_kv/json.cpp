@@ -14,13 +14,13 @@
 //   "complete": false                    only when a limit stopped the read (pack refuses it)
 // }
 //
-// - "key" and "value" are what the engine reads (v2 escapes decoded), duplicates kept in order.
+// - "key" and "value" are what the engine reads (v2 escapes decoded), repeated keys kept in order.
 // - "raw" is the line's exact text (without its LF), given only when it is not what the writer
-//   of the version makes of key and value: an unknown escape kept verbatim, a literal TAB in a
+//   of the version makes of key and value: a bad escape kept verbatim, a literal TAB or CR in a
 //   v2 value. In the tree it is the record's span (the text the writer keeps while it still
 //   reads back as key and value), so an unedited dump packs to the identical file and an edited
 //   key or value is written canonically (pack notes the raw text it could not keep).
-// - {"line": ...} is a line without a TAB (the engine skips it), exact.
+// - {"line": ...} is a line without a TAB (the engine refuses the store for it), exact.
 // - Every string is a JSON string when its bytes are valid UTF-8, else {"base64": "..."}
 //   (json::Reader::bytes).
 // - Views (decoded MMO fields) are not data and are not in the JSON.

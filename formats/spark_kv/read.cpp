@@ -154,8 +154,8 @@ class TreeSink {
 //     without spaces or control characters (keys come from `SET <key> <value>` commands);
 //   - the first non-empty line is such a record (a text archive's first line, `1.0.0`, has no
 //     TAB), and such records outnumber the non-empty lines without a TAB: those are what verify
-//     must be able to report (the engine skips them), but prose with a few tabbed lines is not
-//     a store.
+//     must be able to report (the engine refuses a store for them, its pre-marker reader skipped
+//     them), but prose with a few tabbed lines is not a store.
 // A line the head cut short counts only up to the cut. The format table tries this format after
 // every format with a magic number anyway.
 bool looks_like_legacy(std::string_view head) noexcept {

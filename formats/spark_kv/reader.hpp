@@ -41,20 +41,43 @@ struct SinkDefaults {
 
 template <class Sink> class Reader {
   public:
-    Reader(std::string_view data, Findings& findings, Sink& sink)
-        : data_(data), findings_(findings), sink_(sink) {}
+    // `budget`: the engine's store budget (formats/README.md §3); a test gives a small one.
+    Reader(std::string_view data, Findings& findings, Sink& sink,
+           std::uint64_t budget = k_store_budget)
+        : data_(data), findings_(findings), sink_(sink), budget_(budget) {}
 
     // Reads the whole store; false when a limit stopped the read before the end.
     bool run() {
+        // LoadFromDisk checks the file's size before it reads a line.
+        // The rewrite is never smaller than the file: its budget error would say nothing more.
+        over_budget_ = data_.size() > budget_;
+        if (over_budget_)
+            refuse(
+                ErrorCode::too_large, {1, 1}, [] { return std::string(); },
+                [&] {
+                    return fmt::format("size {} exceeds the {}-byte store budget", data_.size(),
+                                       budget_);
+                },
+                [&] {
+                    return fmt::format("expected at most {} bytes (the engine's store budget), "
+                                       "found {}",
+                                       budget_, data_.size());
+                });
         if (data_.size() > k_max_file_size) {
-            error(ErrorCode::too_large, {1, 1},
-                  fmt::format("expected at most {} bytes (64 MiB), found {}", k_max_file_size,
-                              data_.size()));
+            if (data_.size() <= budget_)
+                add(
+                    ErrorCode::too_large, Severity::error, {1, 1}, [] { return std::string(); },
+                    [&] {
+                        return fmt::format("expected at most {} bytes (sparksave's limit), found "
+                                           "{}: the store is not read",
+                                           k_max_file_size, data_.size());
+                    });
             sink_.on_start(k_version_legacy, 0);
             sink_.on_end(true);
             return false;
         }
-        // The marker line (formats/README.md §3): exactly `#!spark-kv-v2`, or the store is legacy.
+        // The marker line (formats/README.md §3): exactly `#!spark-kv-v2` as line 1 and ended by
+        // its LF, or the store is legacy and line 1 is a record.
         std::size_t pos = 0;
         bool final_lf = true;
         const std::size_t nl = data_.find('\n');
@@ -64,18 +87,9 @@ template <class Sink> class Reader {
             line_no_ = 1;
             pos = nl == npos ? data_.size() : nl + 1;
             final_lf = nl != npos;
+            if (!final_lf) unterminated(first, [] { return std::string(); });
         } else if (looks_like_marker(first)) {
             marker_like_ = true;
-            std::string_view hint;
-            if (first.ends_with('\r'))
-                hint = " (CRLF line ends: the engine writes LF only)";
-            else if (first.starts_with(k_utf8_bom))
-                hint = " (a UTF-8 byte order mark before it)";
-            error(ErrorCode::unsupported_version, {1, 1},
-                  fmt::format("expected the marker line \"{}\", found {}{}: the engine does not "
-                              "recognise it, skips it as a line without a TAB and reads the "
-                              "store as legacy, decoding no escape",
-                              k_marker, excerpt(first), hint));
         }
         sink_.on_start(version_, pos);
         bool whole = true;
@@ -85,7 +99,7 @@ template <class Sink> class Reader {
             std::size_t end = data_.find('\n', pos);
             final_lf = end != npos;
             if (!final_lf) end = data_.size();
-            if (!line(data_.substr(pos, end - pos))) {
+            if (!line(data_.substr(pos, end - pos), final_lf)) {
                 whole = false;
                 break;
             }
@@ -95,6 +109,10 @@ template <class Sink> class Reader {
         return whole;
     }
 
+    // The first reason the engine refuses the store, as LoadFromDisk logs it ("line 3 repeats a
+    // key"); empty when it loads it (or when a limit stopped the read first).
+    const std::string& refusal() const noexcept { return refusal_; }
+
   private:
     static constexpr std::size_t npos = std::string_view::npos;
 
@@ -103,46 +121,39 @@ template <class Sink> class Reader {
     }
     // The place of a byte of the current line.
     Pos here(std::size_t offset) const noexcept { return {line_no_, col(offset - line_start_)}; }
+    bool legacy() const noexcept { return version_ == k_version_legacy; }
 
-    // One line (without its LF). False stops the read (a limit was reached).
-    bool line(std::string_view text) {
+    // One line (without its LF; `terminated`: it had one). False stops the read (a limit was
+    // reached). The checks follow LoadFromDisk's order (spec.hpp).
+    bool line(std::string_view text, bool terminated) {
         if (lines_ >= k_max_lines) {
-            error(ErrorCode::limit_exceeded, {line_no_, 1},
-                  fmt::format("expected at most {} lines, found more: reading stops here",
-                              k_max_lines));
+            add(
+                ErrorCode::limit_exceeded, Severity::error, {line_no_, 1},
+                [] { return std::string(); },
+                [&] {
+                    return fmt::format("expected at most {} lines (sparksave's limit), found more: "
+                                       "reading stops here, so the engine's verdict on the rest "
+                                       "is not known",
+                                       k_max_lines);
+                });
             return false;
         }
         ++lines_;
         const std::uint64_t index = index_++;
         const std::size_t tab = text.find('\t');
-        if (tab == npos) {
-            // formats/README.md §3: the engine skips a line without a TAB. An empty line loses
-            // nothing; a marker-like first line was reported already.
-            if (!text.empty() && !(marker_like_ && line_no_ == 1))
-                add(
-                    ErrorCode::missing_tab, Severity::warning, {line_no_, 1},
-                    [&] { return index_path(index); },
-                    [&] {
-                        return fmt::format("expected KEY<TAB>VALUE, found a line without a TAB "
-                                           "({}): the engine silently skips it, so this text is "
-                                           "lost when the store is next written",
-                                           excerpt(text));
-                    });
-            sink_.on_no_tab(LineEvent{text, line_start_, line_no_, index});
-            return true;
-        }
         RecordEvent e;
-        e.raw = text;
-        e.offset = line_start_;
-        e.value_offset = line_start_ + tab + 1;
-        e.line = line_no_;
-        e.index = index;
-        const std::string_view key_raw = text.substr(0, tab);
-        const std::string_view value_raw = text.substr(tab + 1);
-        e.key = key_raw;
-        e.value = value_raw;
+        if (tab != npos) {
+            e.raw = text;
+            e.offset = line_start_;
+            e.value_offset = line_start_ + tab + 1;
+            e.line = line_no_;
+            e.index = index;
+            e.key = text.substr(0, tab);
+            e.value = text.substr(tab + 1);
+        }
+        const std::string_view key_raw = e.key, value_raw = e.value;
         std::size_t key_bad = 0, key_bad_at = 0, value_bad = 0, value_bad_at = 0;
-        if (version_ == k_version_v2) {
+        if (tab != npos && version_ == k_version_v2) {
             if (key_raw.find('\\') != npos) {
                 e.key = decode(key_raw, key_bad, key_bad_at);
                 e.key_in_file = false;
@@ -153,27 +164,53 @@ template <class Sink> class Reader {
             }
         }
         const auto path = [&] { return record_path(e.key); };
+
+        // formats/README.md §3: a last line without its LF is refused before anything else on it.
+        if (!terminated) {
+            if (tab == npos) {
+                unterminated(text, [&] { return index_path(index); });
+                sink_.on_no_tab(LineEvent{text, line_start_, line_no_, index});
+            } else {
+                unterminated(text, path);
+                sink_.on_record(e);
+            }
+            return true;
+        }
+
+        if (tab == npos) {
+            no_tab(text, index);
+            sink_.on_no_tab(LineEvent{text, line_start_, line_no_, index});
+            return true;
+        }
+
         if (key_bad) bad_escape(key_raw, key_bad_at, key_bad, e.offset, "key", path);
         if (value_bad)
             bad_escape(value_raw, value_bad_at, value_bad, e.value_offset, "value", path);
-        check_cr(key_raw, e.offset, "key", path);
-        check_cr(value_raw, e.value_offset, "value", path);
+        if (!key_bad && !value_bad) {
+            // formats/README.md §3: the budget of the rewritten store, then the repeated key.
+            canonical_ += escaped_size(e.key) + 1 + escaped_size(e.value) + 1;
+            if (canonical_ > budget_ && !over_budget_) {
+                over_budget_ = true;
+                refuse(
+                    ErrorCode::too_large, {line_no_, 1}, path,
+                    [&] {
+                        return fmt::format("line {} brings the rewritten store over the store "
+                                           "budget",
+                                           line_no_);
+                    },
+                    [&] {
+                        return fmt::format("expected the store to fit the engine's {}-byte store "
+                                           "budget once rewritten (the marker line and every "
+                                           "record escaped, as FlushToDisk publishes it), found "
+                                           "{} bytes with this line",
+                                           budget_, canonical_);
+                    });
+            }
+            repeated(e, path);
+        }
+        check_final_cr(value_raw, e.value_offset, path);
         check_token(key_raw, e.offset, true, path);
         check_token(value_raw, e.value_offset, false, path);
-
-        // formats/README.md §3: keys are unique, a later line replaces an earlier one.
-        auto [it, inserted] = seen_.try_emplace(e.key, line_no_);
-        if (!inserted) {
-            const std::uint32_t lost = it->second;
-            add(ErrorCode::duplicate_key, Severity::warning, {line_no_, 1}, path, [&] {
-                return fmt::format("expected each key once, found {} again (it is on line {} "
-                                   "too): the engine keeps the last line of a key, so line {} "
-                                   "is lost",
-                                   excerpt(e.key), lost, lost);
-            });
-            it->second = line_no_;
-            e.repeated = true;
-        }
 
         e.mmo = mmo_kind(e.key);
         if (e.mmo == Mmo::character) check_character(e, path);
@@ -182,8 +219,134 @@ template <class Sink> class Reader {
         return true;
     }
 
+    // What follows every refusal, for a game (formats/README.md §3).
+    static constexpr std::string_view k_refused =
+        "the engine refuses the whole store: Open fails, so the MMO module's Initialize fails "
+        "(\"Failed to open MMO database\") and the server does not start";
+
+    // An error the engine refuses the store for: `reason()` as LoadFromDisk logs it (the first is
+    // kept for Summary::engine_note), the message `rule()` and the consequence. Each is built only
+    // when needed (a hostile store can refuse millions of lines).
+    template <class PathFn, class ReasonFn, class RuleFn>
+    void refuse(ErrorCode code, Pos pos, const PathFn& path, const ReasonFn& reason,
+                const RuleFn& rule) {
+        if (refusal_.empty()) refusal_ = reason();
+        add(code, Severity::error, pos, path,
+            [&] { return fmt::format("{}: {}", rule(), k_refused); });
+    }
+
+    // The pre-marker reader (f3bb430d) wrote and read legacy stores: where it reads a line the
+    // current engine refuses, a warning says what it read (what `migrate` carries over).
+    template <class PathFn, class WhatFn>
+    void pre_marker(ErrorCode code, Pos pos, const PathFn& path, const WhatFn& what) {
+        if (!legacy()) return;
+        add(code, Severity::warning, pos, path, [&] {
+            return fmt::format("expected every build of the engine to read this line alike, found "
+                               "that the pre-marker reader (f3bb430d), which wrote legacy stores, "
+                               "{}",
+                               what());
+        });
+    }
+
+    // formats/README.md §3: the last line has no LF (the marker line too, when it is all there
+    // is).
+    template <class PathFn> void unterminated(std::string_view text, const PathFn& path) {
+        const Pos at{line_no_, col(text.size())};
+        refuse(
+            ErrorCode::truncated, at, path,
+            [&] {
+                return fmt::format("line {} is not newline-terminated (truncated store)", line_no_);
+            },
+            [&] {
+                return fmt::format("expected line {} to end with a line feed, found the end of "
+                                   "the file (every line the engine's writer writes ends with "
+                                   "one: the store was cut short)",
+                                   line_no_);
+            });
+        pre_marker(ErrorCode::truncated, at, path, [&] {
+            return std::string_view(
+                text.find('\t') == npos
+                    ? "skips it (it has no TAB); `sparksave migrate` drops it"
+                    : "reads it as it is (that writer rewrote the store in place, so a store cut "
+                      "short ends like this and the value may be cut); `sparksave migrate` keeps "
+                      "the record and ends the line");
+        });
+    }
+
+    // formats/README.md §3: a line without a TAB, an empty one too, and a first line meant as the
+    // marker.
+    void no_tab(std::string_view text, std::uint64_t index) {
+        const auto path = [&] { return index_path(index); };
+        const auto reason = [&] {
+            return fmt::format("line {} has no key/value separator", line_no_);
+        };
+        if (marker_like_ && line_no_ == 1) {
+            std::string_view hint;
+            if (text.ends_with('\r'))
+                hint = " (CRLF line ends: the engine writes LF only)";
+            else if (text.starts_with(k_utf8_bom))
+                hint = " (a UTF-8 byte order mark before it)";
+            refuse(
+                ErrorCode::unsupported_version, {1, 1}, [] { return std::string(); }, reason,
+                [&] {
+                    return fmt::format("expected the marker line \"{}\", found {}{}: not the "
+                                       "marker, so the line is a record of a legacy store, and "
+                                       "it has no TAB (LoadFromDisk: \"has no key/value "
+                                       "separator\")",
+                                       k_marker, excerpt(text), hint);
+                });
+            if (text.size() == k_marker.size() + 1 && text.starts_with(k_marker) &&
+                text.back() == '\r')
+                add(
+                    ErrorCode::carriage_return, Severity::warning, {1, col(k_marker.size())},
+                    [] { return std::string(); },
+                    [] {
+                        return std::string(
+                            "expected every build of the engine to read the first line alike, "
+                            "found the marker and a CR: the Windows build (LoadFromDisk's "
+                            "#ifdef _WIN32 step) strips one CR at the end of every line and reads "
+                            "the store as v2, the POSIX build refuses it");
+                    });
+            return;
+        }
+        refuse(ErrorCode::missing_tab, {line_no_, 1}, path, reason, [&] {
+            if (text.empty())
+                return std::string("expected KEY<TAB>VALUE, found an empty line (LoadFromDisk: "
+                                   "\"has no key/value separator\")");
+            return fmt::format("expected KEY<TAB>VALUE, found a line without a TAB ({}) "
+                               "(LoadFromDisk: \"has no key/value separator\")",
+                               excerpt(text));
+        });
+        pre_marker(ErrorCode::missing_tab, {line_no_, 1}, path, [] {
+            return std::string_view(
+                "skips it (it skips every line without a TAB); `sparksave migrate` drops it");
+        });
+    }
+
+    // formats/README.md §3: a key seen before, compared as the engine reads keys.
+    template <class PathFn> void repeated(RecordEvent& e, const PathFn& path) {
+        auto [it, inserted] = seen_.try_emplace(e.key, line_no_);
+        if (inserted) return;
+        const std::uint32_t earlier = it->second;
+        it->second = line_no_;
+        e.repeated = true;
+        refuse(
+            ErrorCode::duplicate_key, {line_no_, 1}, path,
+            [&] { return fmt::format("line {} repeats a key", line_no_); },
+            [&] {
+                return fmt::format("expected each key once, found {} again (line {} has it too) "
+                                   "(LoadFromDisk: \"repeats a key\")",
+                                   excerpt(e.key), earlier);
+            });
+        pre_marker(ErrorCode::duplicate_key, {line_no_, 1}, path, [&] {
+            return fmt::format("keeps the last line of a key, so there line {} is lost; "
+                               "`sparksave migrate` keeps this line's value",
+                               earlier);
+        });
+    }
+
     // Decodes a v2 field into the reader's buffer (codec.hpp); `bad` counts the backslashes the
-    // engine keeps verbatim, `first_bad` is the first one's index in `raw`.
+    // engine refuses, `first_bad` is the first one's index in `raw`.
     std::string_view decode(std::string_view raw, std::size_t& bad, std::size_t& first_bad) {
         // Decoding never makes text longer, so a buffer the size of the file never moves and
         // every view handed out stays valid.
@@ -198,33 +361,41 @@ template <class Sink> class Reader {
     template <class PathFn>
     void bad_escape(std::string_view raw, std::size_t at, std::size_t count, std::size_t base,
                     std::string_view what, const PathFn& path) {
-        add(ErrorCode::bad_escape, Severity::error, here(base + at), path, [&] {
-            const std::string more =
-                count > 1 ? fmt::format(" ({} more in this {})", count - 1, what) : std::string();
-            if (at + 1 >= raw.size())
-                return fmt::format("expected `\\\\`, `\\t` or `\\n` after a backslash, found the "
-                                   "end of the {}: the engine keeps the lone backslash{}",
-                                   what, more);
-            return fmt::format("expected `\\\\`, `\\t` or `\\n` after a backslash, found {}: the "
-                               "engine keeps an unknown escape as it is (both characters), so a "
-                               "writer that meant an escape gets its {} mangled{}",
-                               display(raw.substr(at, 2), true), what, more);
-        });
+        refuse(
+            ErrorCode::bad_escape, here(base + at), path,
+            [&] {
+                return fmt::format("line {} contains an escape sequence the writer never produces",
+                                   line_no_);
+            },
+            [&] {
+                const std::string more = count > 1
+                                             ? fmt::format(" ({} more in this {})", count - 1, what)
+                                             : std::string();
+                const std::string found =
+                    at + 1 >= raw.size()
+                        ? fmt::format("a lone backslash at the end of the {}", what)
+                        : display(raw.substr(at, 2), true);
+                return fmt::format("expected `\\\\`, `\\t`, `\\n` or `\\r` after a backslash, "
+                                   "found {}{} (LoadFromDisk: \"an escape sequence the writer "
+                                   "never produces\")",
+                                   found, more);
+            });
     }
 
-    // formats/README.md §3: CR is not escaped, so a CR stays part of the key or value.
+    // formats/README.md §3: a CR that ends a record's line is the value's last character for the
+    // POSIX build, and is stripped by the Windows build.
     template <class PathFn>
-    void check_cr(std::string_view raw, std::size_t base, std::string_view what,
-                  const PathFn& path) {
-        const std::size_t cr = raw.find('\r');
-        if (cr == npos) return;
-        add(ErrorCode::carriage_return, Severity::warning, here(base + cr), path, [&] {
-            const bool at_end = cr + 1 == raw.size();
-            return fmt::format("expected no CR in a {}, found one {}: the engine keeps it as part "
-                               "of the {} (CR is not escaped){}",
-                               what, at_end ? "at its end" : "inside it", what,
-                               at_end ? "; the file was probably converted to CRLF line ends" : "");
-        });
+    void check_final_cr(std::string_view value_raw, std::size_t base, const PathFn& path) {
+        if (!value_raw.ends_with('\r')) return;
+        add(ErrorCode::carriage_return, Severity::warning, here(base + value_raw.size() - 1), path,
+            [&] {
+                return std::string(
+                    "expected every build of the engine to read this value alike, found a CR "
+                    "ending the line: the POSIX build keeps it as the value's last character "
+                    "(its writer then escapes it as \\r), the Windows build (LoadFromDisk's "
+                    "#ifdef _WIN32 step) strips it; the file was probably converted to CRLF "
+                    "line ends");
+            });
     }
 
     // formats/README.md §3: the placeholder bug. Tokens are made of characters no escape changes,
@@ -348,16 +519,15 @@ template <class Sink> class Reader {
         }
         add_at(findings_, severity, code, pos, path(), message());
     }
-    // A finding about the whole file (no node path).
-    void error(ErrorCode code, Pos pos, std::string message) {
-        add(
-            code, Severity::error, pos, [] { return std::string(); },
-            [&] { return std::move(message); });
-    }
-
     std::string_view data_;
     Findings& findings_;
     Sink& sink_;
+    const std::uint64_t budget_;
+    // What FlushToDisk would publish for the lines read so far: the marker line, then each
+    // record escaped (LoadFromDisk's canonicalBytes).
+    std::uint64_t canonical_ = k_marker.size() + 1;
+    bool over_budget_ = false;
+    std::string refusal_;
     std::uint32_t version_ = k_version_legacy;
     bool marker_like_ = false;
     std::uint32_t line_no_ = 0;

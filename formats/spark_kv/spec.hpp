@@ -1,55 +1,66 @@
 // spark-kv store (the SparkEngine AsyncDatabase file fallback): the grammar, the limits, the
-// checks and the tree sparksave builds from it. Source of truth: formats/README.md
-// section 3 (and the AsyncDatabase notes it was worked out from).
+// checks and the tree sparksave builds from it. Source of truth: formats/README.md section 3,
+// written from the engine's own code (SparkEngine/Source/Engine/Persistence/AsyncDatabase.cpp and
+// .h at 79bbd474: SQLiteConnection::LoadFromDisk, FlushToDisk, EscapeKVField, UnescapeKVField).
 //
 // Grammar (formats/README.md §3):
 //
 //   v2:      "#!spark-kv-v2\n" { escape(key) "\t" escape(value) "\n" }
 //   legacy:  { key "\t" value "\n" }                    no marker line, no escaping
 //
-//   escape:  `\` -> `\\`, TAB -> `\t`, LF -> `\n`. CR is not escaped. On read, an unknown `\x`
-//            sequence is kept verbatim (both characters); sparksave reads a backslash that ends
-//            a key or value the same way (kept, as the engine keeps what it does not know).
-//   line:    everything up to the next LF. The key is the text before the line's FIRST TAB,
-//            the value everything after it (a second TAB stays in the value).
+//   escape:  `\` -> `\\`, TAB -> `\t`, LF -> `\n`, CR -> `\r` (EscapeKVField); reading, exactly
+//            these four sequences are decoded and any other backslash refuses the store
+//            (UnescapeKVField).
+//   line:    everything up to the next LF (std::getline); line 1 is the first line, the marker
+//            when there is one. The key is the text before the line's FIRST TAB, the value
+//            everything after it (a second TAB stays in the value, in v2 too).
 //
 // Versions (Document::version(), `migrate --to`): 1 = legacy (no marker line), 2 = v2 (the first
-// line is exactly `#!spark-kv-v2`). The engine reads any other first line as the start of a
-// legacy store.
+// line is exactly `#!spark-kv-v2`). Any other first line is a line of a legacy store.
 //
-// What the engine does with what it reads, and so what verify reports (formats/README.md §3):
+// The current engine is fail-closed (LoadFromDisk): one bad line and Open() fails, the whole store
+// is refused and left untouched, and the MMO module's Initialize fails ("Failed to open MMO
+// database"): the server does not start. Every refusal is an error on its line, with the engine's
+// own reason; Summary::engine_loads is exactly that verdict (the POSIX build's).
 //
-//   errors (the engine misreads the store)         code
+//   errors (the engine refuses the store)          code                 LoadFromDisk says
+//   ---------------------------------------------  -------------------  ----------------------
+//   the file above the store budget                too_large            size ... exceeds the
+//                                                                       store budget
+//   the last line without its LF (checked before   truncated            is not newline-
+//     anything else on that line)                                      terminated
+//   a line without a TAB, an empty one too         missing_tab          has no key/value
+//                                                                       separator
+//   a first line that is almost the marker         unsupported_version  (the same: no TAB)
+//     (`#!spark-kv` plus anything: another
+//     version, a CR, a byte order mark)
+//   v2: a backslash that does not start `\\`,      bad_escape           contains an escape
+//     `\t`, `\n` or `\r` (a lone one at the end                       sequence the writer
+//     of a key or value too): the first of each                         never produces
+//     key and value, with the count of the others
+//   the line that brings the rewritten store       too_large            brings the rewritten
+//     (marker line + every record escaped) over                         store over the store
+//     the budget: once                                                  budget
+//   a key seen before (compared decoded: `k<CR>`   duplicate_key        repeats a key
+//     raw and `k\r` are one key)
+//   more lines than sparksave reads                limit_exceeded       (a sparksave limit: the
+//                                                                       verdict is not known)
+//
+//   warnings (the current POSIX engine loads it, but another build reads it otherwise)
 //   ---------------------------------------------  -------------------
-//   v2: a backslash that does not start `\\`,      bad_escape
-//     `\t` or `\n` (an unknown escape, or one
-//     that ends the key or value): the engine
-//     keeps it verbatim, so a writer that meant
-//     an escape (`\r`, `\"`, `\0`, `\x41`, a
-//     legacy value given a marker without being
-//     escaped) gets its text mangled. The first
-//     one of each key and value is reported,
-//     with the count of the others.
-//   a first line that is almost the marker         unsupported_version
-//     (`#!spark-kv` plus anything else: another
-//     version, a CR, a byte order mark): the
-//     engine does not recognise it, skips it as a
-//     line without a TAB and reads the store as
-//     legacy, decoding no escape
-//   more than the limits below                     too_large, limit_exceeded
-//
-//   warnings (the engine loads the store, but ...)
-//   ---------------------------------------------  -------------------
-//   a non-empty line without a TAB: the engine     missing_tab
-//     silently skips it (its text is lost at the
-//     store's next rewrite). An empty line holds
-//     nothing and is not reported.
-//   a key seen before: the last line of a key      duplicate_key
-//     wins; reported at the later line, naming
-//     the earlier line that is lost
-//   a CR in a key or value: kept by the engine     carriage_return
-//     (CR is not escaped), usually a file that
-//     was converted to CRLF line ends
+//   a CR ending a record's line: the POSIX build   carriage_return
+//     keeps it as the value's last character, the
+//     Windows build (LoadFromDisk's #ifdef _WIN32
+//     step) strips it
+//   the marker and a CR: the Windows build reads   carriage_return
+//     it as the marker (v2), the POSIX build
+//     refuses it (the error above)
+//   legacy store: where the pre-marker reader      missing_tab,
+//     (f3bb430d, which wrote legacy stores)        duplicate_key,
+//     reads a refused line: it skipped a line      truncated
+//     without a TAB, kept the last line of a key,
+//     read a last line without its LF; this is
+//     what `migrate` carries over
 //   an unsubstituted `%<digits>` or `?<digits>`    placeholder_token
 //     in a key or value: the database layer only
 //     substitutes ?N tokens that have a bound
@@ -60,6 +71,11 @@
 //     value is reported
 //   an MMO record that does not have its           record_shape
 //     documented shape (below)
+//
+// The checks of a line follow LoadFromDisk's order (LF, TAB, escapes, budget, repeated key); a
+// line without its LF gets no other check (the engine never looks at it), and a line with a bad
+// escape no budget or repeated-key check (the engine stops at it). sparksave goes on after an
+// error, so every refused line of the store is reported.
 //
 // MMO record conventions (formats/README.md §3). <id> is a decimal id, or an unsubstituted token
 // (the placeholder bug above writes `character_%1` as a character record):
@@ -86,12 +102,13 @@
 //                 lines without a TAB kept where they are). Span: from the first line after
 //                 the marker to the end of the file.
 //     <key>       a record: NodeKind::scalar named by its key, value = its value, both as the
-//                 engine reads them (v2 escapes decoded; a view into the file when the text
-//                 holds no escape, a copy in the document's arena when it does). Type string.
+//                 engine reads them (v2 escapes decoded; a bad escape, which the engine refuses,
+//                 kept as its characters; a view into the file when the text holds no escape,
+//                 a copy in the document's arena when it does). Type string.
 //                 Span: the whole line without its LF. The writer reuses that exact text
-//                 while it still reads back as the node's key and value (non-canonical
-//                 escapes, a literal TAB in a v2 value), so any file is reproduced byte for
-//                 byte; a migration clears the span to have the record written canonically.
+//                 while it still reads back as the node's key and value (a literal TAB or CR in
+//                 a v2 value, a bad escape), so any file is reproduced byte for byte; a
+//                 migration clears the span to have the record written canonically.
 //       views     MMO records also get children that are VIEWS of the value, flagged
 //                 k_flag_view, for people and `dump --select records["character_7"].level`:
 //                 character_<id> (14 or 15 fields): one scalar per field, named as above
@@ -127,11 +144,13 @@ inline constexpr std::uint32_t k_version_legacy = 1;
 inline constexpr std::uint32_t k_version_v2 = 2;
 inline constexpr std::uint32_t k_current_version = k_version_v2;
 
-// Limits. The engine has none; these keep a hostile file from costing more than a real store.
-// A file above this is refused before it is read: the engine keeps the whole store in memory
-// and rewrites it whole on every change (formats/README.md §3), so real stores (an MMO's
-// characters, inventories, reputations) are kilobytes to a few megabytes.
-inline constexpr std::uint64_t k_max_file_size = 64ull << 20;
+// The engine's store budget (SQLiteConnection::kMaxStoreFileBytes, 1 GiB; the pool opens its
+// connection with it): LoadFromDisk refuses a larger file, and a store whose rewrite (the marker
+// line and every record escaped, what FlushToDisk would publish) is larger.
+inline constexpr std::uint64_t k_store_budget = 1ull << 30;
+// Limits of sparksave. A file above this is refused before it is read: it is the engine's budget,
+// so every store the engine could load is read, and a larger one is one it refuses.
+inline constexpr std::uint64_t k_max_file_size = k_store_budget;
 // Lines (records and lines without a TAB): each is a tree node (about 40 bytes) and a key in the
 // duplicate map, so this bounds a read at ~200 MB however short the lines are.
 inline constexpr std::uint64_t k_max_lines = 2'000'000;
@@ -148,7 +167,8 @@ inline constexpr std::uint8_t k_flag_no_final_newline = 0x20; // root: the last 
 // Tree node names.
 inline constexpr std::string_view k_records = "records";
 inline constexpr std::string_view k_text = "text";
-inline constexpr std::string_view k_no_tab_tag = "line without a TAB (skipped by the engine)";
+inline constexpr std::string_view k_no_tab_tag =
+    "line without a TAB (the engine refuses the store)";
 
 // MMO record conventions (formats/README.md §3).
 inline constexpr std::string_view k_character_prefix = "character_";

@@ -5,6 +5,8 @@
 #include "api.hpp"
 #include "sparksave/version.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
@@ -33,9 +35,7 @@ class SummarySink : public SinkDefaults {
         if (e.repeated) ++repeats_;
         ++prefixes_[key_prefix(e.key)];
     }
-    void on_no_tab(const LineEvent& e) {
-        if (!e.text.empty()) ++skipped_;
-    }
+    void on_no_tab(const LineEvent&) { ++skipped_; }
 
     void finish(Summary& s) const {
         s.version = version_;
@@ -66,29 +66,41 @@ class SummarySink : public SinkDefaults {
 } // namespace
 
 Summary summarize(std::string_view bytes) {
+    return summarize(bytes, k_store_budget);
+}
+
+Summary summarize(std::string_view bytes, std::uint64_t budget) {
     Summary s;
     s.format = FormatId::spark_kv;
     s.size = bytes.size();
     SummarySink sink;
-    Reader<SummarySink> reader(bytes, s.findings, sink);
-    reader.run();
+    Reader<SummarySink> reader(bytes, s.findings, sink, budget);
+    const bool whole = reader.run();
     sink.finish(s);
     s.integrity = Integrity::none; // formats/README.md §3: the format has no checksum
-    bool misread = false;
-    for (const auto& f : s.findings.items())
-        if (f.code == ErrorCode::unsupported_version) misread = true;
-    // formats/README.md §3: the engine refuses no store; it reads every line it can and skips or
-    // keeps verbatim what it cannot, so a store with errors loads but is misread
-    // (sparksave-verify(1) SEVERITY).
-    s.engine_loads = true;
-    s.engine_verdict = misread || s.findings.has_errors() ? "loads it but misreads it" : "loads it";
-    if (misread) {
-        s.engine_note = "loads it but misreads it: the first line is not exactly the marker " +
-                        std::string(k_marker) +
-                        ", so it reads a legacy store and decodes no escape";
-    } else if (s.findings.has_errors()) {
-        s.engine_note = "loads it but misreads it (see the errors)";
+    // formats/README.md §3: the engine is fail-closed, so its verdict is the first line it refuses
+    // (the reader keeps LoadFromDisk's reason); past sparksave's line limit it is not known.
+    if (!reader.refusal().empty()) {
+        s.engine_loads = false;
+        s.engine_verdict = "refuses it";
+        s.engine_note = fmt::format("refuses it: {} (LoadFromDisk), so the MMO server does not "
+                                    "start",
+                                    reader.refusal());
+        bool repairable = s.version == k_version_legacy;
+        for (const auto& f : s.findings.items())
+            if (f.severity == Severity::error && f.code != ErrorCode::truncated &&
+                f.code != ErrorCode::missing_tab && f.code != ErrorCode::duplicate_key)
+                repairable = false;
+        if (repairable)
+            s.engine_note += "; `sparksave migrate` makes it a store the engine loads, holding "
+                             "what the pre-marker reader (f3bb430d) read";
+    } else if (!whole) {
+        s.engine_loads = false;
+        s.engine_note = s.engine_verdict = fmt::format(
+            "not checked: the store has more lines than sparksave reads ({})", k_max_lines);
     } else {
+        s.engine_loads = true;
+        s.engine_verdict = "loads it";
         s.engine_note =
             s.version == k_version_v2
                 ? "loads it"

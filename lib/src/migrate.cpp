@@ -48,6 +48,28 @@ Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::u
     return plan;
 }
 
+std::optional<Error> unrepaired_error(const Findings& findings, FormatId format, std::uint32_t from,
+                                      std::uint32_t to) {
+    std::vector<const MigrationStep*> plan;
+    if (from < to)
+        if (auto p = plan_migration(format, from, to)) plan = std::move(*p);
+    std::size_t kept = 0;
+    for (const Error& e : findings.items()) {
+        if (e.severity != Severity::error) continue;
+        ++kept;
+        const bool repaired = std::any_of(plan.begin(), plan.end(), [&](const MigrationStep* s) {
+            return std::find(s->repairs.begin(), s->repairs.end(), e.code) != s->repairs.end();
+        });
+        if (!repaired) return e;
+    }
+    if (kept < findings.error_count())
+        return make_error(ErrorCode::limit_exceeded,
+                          fmt::format("{} errors, more than the {} sparksave keeps: the migration "
+                                      "cannot tell that it repairs them all",
+                                      findings.error_count(), Findings::k_max_kept));
+    return std::nullopt;
+}
+
 std::string MigrationNote::describe() const {
     return count ? fmt::format("{}: {}", text, *count) : text;
 }

@@ -143,8 +143,15 @@ class BatchMigrator::Impl {
         Parsed parsed = format.read(in.source, ReadOptions{false});
         o.from = parsed.doc.version();
         if (auto changed = changed_while_read(in)) return trouble(changed->message);
-        if (const Error* e = parsed.findings.first_error())
+        // An error blocks the file unless a step of its plan repairs it (MigrationStep::repairs);
+        // --strict refuses those too.
+        if (auto e = unrepaired_error(parsed.findings, format.id, o.from, o.to))
             return finding("does not parse: " + e->describe(), e->code);
+        if (const Error* e = parsed.findings.first_error(); e && o_.strict)
+            return finding("--strict: not migrated, since the migration would change what the "
+                           "file holds (see --dry-run without --strict): " +
+                               e->describe(),
+                           e->code);
         if (o.from > o.to)
             return finding(fmt::format("{} v{} is newer than the target v{}: no downgrades",
                                        format.name, o.from, o.to));
@@ -247,8 +254,8 @@ class BatchMigrator::Impl {
         if (!migrated) return finding(explain(migrated.error(), {}));
         if (migrated->steps.empty()) return std::nullopt; // at the target: checked whole
         o.from = migrated->from;
-        if (const Error* e = migrated->findings.first_error())
-            return finding("does not parse: " + e->describe(), e->code);
+        // The read stopped at an error: read whole, where a step may repair it (or not).
+        if (migrated->findings.first_error()) return std::nullopt;
         steps = migrated->steps;
         // Its name holds the old version, known now: the backup is made just before the rename.
         if (auto backup = output_options(in, dest, o.from, true).backup) out->keep_backup(*backup);

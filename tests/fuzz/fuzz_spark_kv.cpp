@@ -1,15 +1,18 @@
 // libFuzzer target for the spark-kv reader: read, summarize (the same findings), print (text and
 // JSON), write back (every input, valid or not, reproduces byte for byte: spec.hpp), pack the
-// JSON dump back to the same bytes, and migrate a clean legacy store to a v2 store that reads
-// back to the same records.
+// JSON dump back to the same bytes, and migrate a legacy store whose every error the step repairs
+// to a v2 store without error holding what the pre-marker reader held.
 #include "spark_kv/api.hpp"
+#include "spark_kv/spec.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
 
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <string>
+#include <string_view>
 
 namespace {
 
@@ -21,6 +24,26 @@ std::string records(const sparksave::Document& doc) {
     if (records == k_no_node) return out;
     for (NodeId c : doc.children(records)) {
         if (doc.node(c).kind != NodeKind::scalar) continue;
+        out += std::to_string(doc.name(c).size()) + ":";
+        out += doc.name(c);
+        out += std::to_string(doc.value(c).size()) + ":";
+        out += doc.value(c);
+    }
+    return out;
+}
+
+// What the pre-marker reader (f3bb430d) holds of a legacy store: each key's last value (lines
+// without a TAB skipped), in the order of the lines kept.
+std::string held(const sparksave::Document& doc) {
+    using namespace sparksave;
+    std::map<std::string_view, NodeId> last;
+    const NodeId records = doc.child(doc.root(), "records");
+    if (records == k_no_node) return {};
+    for (NodeId c : doc.children(records))
+        if (doc.node(c).kind == NodeKind::scalar) last[doc.name(c)] = c;
+    std::string out;
+    for (NodeId c : doc.children(records)) {
+        if (doc.node(c).kind != NodeKind::scalar || last[doc.name(c)] != c) continue;
         out += std::to_string(doc.name(c).size()) + ":";
         out += doc.name(c);
         out += std::to_string(doc.value(c).size()) + ":";
@@ -48,28 +71,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
     std::string json;
     spark_kv::to_json(p.doc, json);
-    bool stopped = false; // a limit stops the read: the tree then holds only part of the file
-    for (const auto& f : p.findings.items())
-        if (f.code == ErrorCode::too_large || f.code == ErrorCode::limit_exceeded) stopped = true;
-    if (stopped) return 0;
+    if (!p.doc.complete()) return 0; // a limit stopped the read: the tree holds part of the file
     auto written = spark_kv::write(p.doc);
     if (!written || *written != bytes) std::abort();
     auto packed = spark_kv::from_json(json);
     if (!packed || packed->bytes != bytes) std::abort();
-    if (p.doc.version() == 1 && !p.findings.has_errors()) {
-        // The step fails only on a non-empty line without a TAB, and keeps every record.
-        bool unmigratable = false;
-        for (NodeId c : p.doc.children(p.doc.child(p.doc.root(), "records")))
-            if (p.doc.node(c).kind == NodeKind::object &&
-                !p.doc.value(p.doc.child(c, "text")).empty())
-                unmigratable = true;
+    // The engine loads exactly the stores without error (formats/README.md §3).
+    if (summary.engine_loads == p.findings.has_errors()) std::abort();
+    if (p.doc.version() == 1 &&
+        !unrepaired_error(p.findings, FormatId::spark_kv, 1, spark_kv::k_version_v2)) {
         auto migrated = migrate(p.doc, 2);
-        if (migrated.has_value() == unmigratable) std::abort();
-        if (migrated) {
-            Parsed back = spark_kv::read(std::make_shared<const Source>(migrated->bytes));
-            if (back.doc.version() != 2 || back.findings.has_errors()) std::abort();
-            if (records(p.doc) != records(back.doc)) std::abort();
-        }
+        if (!migrated) std::abort();
+        Parsed back = spark_kv::read(std::make_shared<const Source>(migrated->bytes));
+        if (back.doc.version() != 2 || back.findings.has_errors()) std::abort();
+        if (held(p.doc) != records(back.doc)) std::abort();
     }
     return 0;
 }

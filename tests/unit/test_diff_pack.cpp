@@ -659,7 +659,7 @@ TEST_CASE("pack: a text archive or spark-kv store whose read stopped at a limit 
         deep += std::string(static_cast<std::size_t>(d), '\t') + "c: C {\n";
     for (int d = 300; d >= 0; --d) deep += std::string(static_cast<std::size_t>(d), '\t') + "}\n";
     std::string lines = "#!spark-kv-v2\n";
-    for (int i = 0; i < 2'000'001; ++i) lines += "k\tv\n";
+    for (int i = 0; i < 2'000'001; ++i) lines += fmt::format("k{}\tv\n", i); // keys unique
     for (auto [id, bytes] :
          {std::pair{FormatId::text_archive, &deep}, std::pair{FormatId::spark_kv, &lines}}) {
         const FormatInfo& format = format_info(id);

@@ -50,9 +50,10 @@ namespace sparksave::inline SPARKSAVE_ABI {
     X(marker_in_value, "the attribute marker __PGSA inside a value (formats/README.md §2)")        \
     X(type_alias, "a type name the engine accepts only as an alias of another")                    \
     X(unknown_type, "a type name no standard reader of the engine accepts")                        \
-    X(bad_escape, "a v2 spark-kv backslash the engine keeps verbatim (formats/README.md §3)")      \
-    X(missing_tab, "a spark-kv line without a TAB: the engine skips it (formats/README.md §3)")    \
-    X(carriage_return, "a CR inside a spark-kv key or value (formats/README.md §3)")               \
+    X(bad_escape, "a v2 spark-kv escape the engine refuses the store for (formats/README.md §3)")  \
+    X(missing_tab,                                                                                 \
+      "a spark-kv line without a TAB, which the engine refuses (formats/README.md §3)")            \
+    X(carriage_return, "a CR ending a spark-kv line: the builds differ (formats/README.md §3)")    \
     X(placeholder_token,                                                                           \
       "an unsubstituted %N / ?N query token in a key or value (formats/README.md §3)")             \
     X(record_shape,                                                                                \

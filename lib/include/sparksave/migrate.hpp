@@ -58,6 +58,10 @@ struct MigrationStep {
     StepFunction head = nullptr;
     ItemStepFunction item = nullptr;
     StepFunction tail = nullptr;
+    // The errors of an input file this step repairs, reporting each repair in a note (the
+    // spark-kv step drops what the current engine refuses and the old reader skipped): a file
+    // whose every error is repaired by a step of its plan is migrated (unrepaired_error).
+    std::span<const ErrorCode> repairs = {};
     bool by_parts() const noexcept { return whole == nullptr; }
 };
 
@@ -74,6 +78,13 @@ std::span<const MigrationStep> migration_steps() noexcept;
 // the chain.
 Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::uint32_t from,
                                                          std::uint32_t to);
+
+// The first error of `findings` (a file's read) that no step of the plan from `from` to `to`
+// repairs (MigrationStep::repairs), or nothing: the file can be migrated. Without a plan (up to
+// date, a downgrade, a gap) no error is repaired; errors past those Findings keeps are not
+// known, so they are not either (an error says so).
+std::optional<Error> unrepaired_error(const Findings& findings, FormatId format, std::uint32_t from,
+                                      std::uint32_t to);
 
 struct Migrated {
     std::string bytes;                       // the new file, read back and found valid
@@ -134,6 +145,7 @@ struct BatchOptions {
     std::string output_dir; // under DIR at the path relative to the argument
     bool dry_run = false;   // run the steps, write nothing
     bool check = false;     // only tell whether the file is below the target
+    bool strict = false;    // refuse a file whose errors a step would repair (--strict)
     const FormatInfo* forced = nullptr; // --input-format
 };
 
