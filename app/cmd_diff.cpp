@@ -14,7 +14,7 @@
 #include <cmath>
 #include <map>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 namespace {
 

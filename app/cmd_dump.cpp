@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 namespace {
 

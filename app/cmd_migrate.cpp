@@ -18,7 +18,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 namespace {
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #endif
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 namespace {
 

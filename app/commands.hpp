@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 void setup_info(CLI::App& app, int& exit_code);
 void setup_dump(CLI::App& app, int& exit_code);

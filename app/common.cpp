@@ -35,7 +35,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 GlobalOptions& globals() {
     static GlobalOptions options;

@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 // Exit status, the same for every command (sparksave(1) EXIT STATUS).
 inline constexpr int k_exit_ok = 0;      // valid / identical / up to date / written

@@ -7,7 +7,7 @@
 #include <cassert>
 #include <utility>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 std::string paint(Style style, std::string_view text, bool enabled) {
     if (!enabled) return std::string(text);

@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::app {
+namespace sparksave::app {
 
 // Colour for people (text only; the JSON back-end never colours).
 enum class Style { ok, fail, error, warning, added, removed, changed, dim };

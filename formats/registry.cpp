@@ -25,7 +25,7 @@
 
 #include <algorithm>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 std::span<const FormatInfo> format_table() noexcept {
     // Detection order: spark-kv's legacy stores have no signature (they are recognised by the
@@ -60,4 +60,4 @@ most_common(std::vector<std::pair<std::string, std::uint64_t>> counts, std::size
     return counts;
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -16,7 +16,8 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 Result<void> gmsv_v1_to_v2(Document& doc, Notes& notes) {
     const NodeId entities = doc.child(doc.root(), gmsv::k_entities);
@@ -52,4 +53,5 @@ Result<void> gmsv_v1_to_v2(Document& doc, Notes& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

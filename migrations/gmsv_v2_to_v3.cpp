@@ -19,7 +19,8 @@
 #include <charconv>
 #include <optional>
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 namespace {
 
@@ -138,4 +139,5 @@ Result<void> gmsv_v2_to_v3(Document& doc, Notes& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

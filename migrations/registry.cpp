@@ -8,7 +8,7 @@
 #include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -94,4 +94,4 @@ std::span<const MigrationStep> migration_steps() noexcept {
 #endif
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

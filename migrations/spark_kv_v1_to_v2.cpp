@@ -29,7 +29,8 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 namespace {
 
@@ -141,4 +142,5 @@ Result<void> spark_kv_v1_to_v2(Document& doc, Notes& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

@@ -7,7 +7,8 @@
 #include "spark_save/tree.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 Result<void> spark_save_v1_to_v2_head(Document& doc, Notes& notes) {
     const NodeId metadata = doc.child(doc.root(), spark_save::k_metadata);
@@ -41,4 +42,5 @@ Result<void> spark_save_v1_to_v2_head(Document& doc, Notes& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

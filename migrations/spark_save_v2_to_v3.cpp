@@ -10,7 +10,8 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 // Each entity (an item of the list).
 Result<void> spark_save_v2_to_v3_item(Document& doc, NodeId entity, std::uint64_t, Notes& notes) {
@@ -58,4 +59,5 @@ Result<void> spark_save_v2_to_v3_tail(Document& doc, Notes& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

@@ -6,7 +6,8 @@
 #include "spark_save/spec.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 Result<void> spark_save_v3_to_v4_tail(Document& doc, Notes&) {
     // A v3 tree has no checksum; one read from a damaged file would only hold a stale value.
@@ -15,4 +16,5 @@ Result<void> spark_save_v3_to_v4_tail(Document& doc, Notes&) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 // spark_save steps apply by parts (migrate.hpp MigrationStep): large files are migrated part by
 // part.
@@ -25,4 +26,5 @@ Result<void> tess_world_v1_to_v2(Document& doc, Notes& notes);
 Result<void> gmsv_v1_to_v2(Document& doc, Notes& notes);
 Result<void> gmsv_v2_to_v3(Document& doc, Notes& notes);
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,8 @@
 
 #include <map>
 
-namespace sparksave::inline SPARKSAVE_ABI::migrations {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace migrations {
 
 Result<void> tess_world_v1_to_v2(Document& doc, Notes& notes) {
     const NodeId chunks = doc.child(doc.root(), tess_world::k_chunks);
@@ -54,4 +55,5 @@ Result<void> tess_world_v1_to_v2(Document& doc, Notes& notes) {
     return {};
 }
 
-} // namespace sparksave::migrations
+} // namespace migrations
+SPARKSAVE_END_NAMESPACE

@@ -10,7 +10,7 @@
 
 #include <doctest/doctest.h>
 
-namespace sparksave::inline SPARKSAVE_ABI::test {
+namespace sparksave::test {
 
 namespace {
 

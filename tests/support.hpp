@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::test {
+namespace sparksave::test {
 
 std::filesystem::path testdata();
 std::string read_bytes(const std::filesystem::path& path);

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::test {
+namespace sparksave::test {
 
 std::filesystem::path testdata() {
     return SPARKSAVE_TESTDATA;

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 std::string byte_count(std::uint64_t n) {
     return fmt::format("{} {}", n, n == 1 ? "byte" : "bytes");
@@ -16,4 +16,4 @@ std::string excerpt(std::string_view text, std::size_t max) {
     return display(text.substr(0, max), true) + "...";
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <utility>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // "1 byte", "2 bytes".
 std::string byte_count(std::uint64_t n);
@@ -51,4 +51,4 @@ inline void add_at(Findings& findings, Severity severity, ErrorCode code, Pos po
                        std::move(message)});
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

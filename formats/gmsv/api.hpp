@@ -13,7 +13,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 // True when `head` starts with the magic "GMSV".
 bool detect(std::string_view head) noexcept;
@@ -38,4 +39,5 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -6,7 +6,8 @@
 
 #include <charconv>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 namespace {
 
@@ -113,4 +114,5 @@ std::string iso8601(const DotNetTime& time) {
                        time.kind == DotNetTime::Kind::unspecified ? "" : "Z");
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -9,7 +9,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 // 16 bytes in the Guid.ToByteArray() layout -> "00112233-4455-6677-8899-aabbccddeeff".
 std::string guid_text(std::string_view bytes16);
@@ -34,4 +35,5 @@ std::string_view kind_name(DotNetTime::Kind kind) noexcept; // "utc", "local", "
 // instant (Z). Needs `valid`.
 std::string iso8601(const DotNetTime& time);
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

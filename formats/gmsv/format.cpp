@@ -5,7 +5,8 @@
 #include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 const FormatInfo k_format = {
     .id = FormatId::gmsv,
@@ -22,4 +23,5 @@ const FormatInfo k_format = {
     .items = k_entities,
 };
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -25,7 +25,7 @@
 // written. pack checks the shape and the types; the caller reads the result back with the
 // reader, which applies every rule.
 #include "dotnet.hpp"
-#include "reader.hpp"
+#include "rules.hpp"
 #include "tree.hpp"
 
 #include "api.hpp"
@@ -40,7 +40,8 @@
 #include <charconv>
 #include <optional>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 namespace {
 
@@ -318,4 +319,5 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

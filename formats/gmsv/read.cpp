@@ -4,7 +4,8 @@
 #include "api.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 namespace {
 
@@ -90,4 +91,5 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     return out;
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

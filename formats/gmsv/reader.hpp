@@ -25,7 +25,8 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -242,4 +243,5 @@ template <class Sink> class Reader {
     std::vector<std::uint16_t> touched_; // the ids set in seen_
 };
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -14,7 +14,8 @@
 #include <cstdint>
 #include <string>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 inline std::string entity_path(std::uint64_t e) {
     std::string p(k_entities);
@@ -22,4 +23,5 @@ inline std::string entity_path(std::uint64_t e) {
     return p;
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

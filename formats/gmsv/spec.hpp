@@ -31,21 +31,21 @@
 // instant is printed with Z and the kind says "local"; the offset itself is not in the file.
 // Ticks past 9999-12-31T23:59:59.9999999 (DateTime.FromBinary throws) are a warning.
 //
-// Checks, in file order:
-//   fewer than 4 bytes, or than the 14-byte header, or than the entity count   truncated
-//   magic other than "GMSV"                                                   bad_magic
-//   a version other than 1..3                                                 unsupported_version
-//   a timestamp whose ticks lie outside 0001..9999 (FromBinary throws)        bad_value (warning)
-//   a negative entity count or component data length                         bad_value
-//   a count or length that runs past the end of the file                      truncated
-//   a component type id the design does not register (a reader without it
-//   throws on _readers[typeId])                                               unknown_type
-//   (warning) the same component type twice in one entity (the design keys an entity's components
-//   by type id)                                                    duplicate_component the same
-//   GUID on two entities (EntityIdMap keeps only the last)           duplicate_key (warning) no
-//   4-byte CRC-32 after the entity table                                   truncated a CRC-32 that
-//   does not match the data section                             checksum_mismatch bytes after the
-//   CRC-32 (the design's reader stops there and ignores them) trailing_bytes (warning)
+// Checks, in file order (warn.: a warning):
+//   fewer than 4 bytes, the 14-byte header or the entity count          truncated
+//   magic other than "GMSV"                                             bad_magic
+//   a version other than 1..3                                           unsupported_version
+//   ticks outside 0001..9999 (FromBinary throws)                        bad_value (warn.)
+//   a negative entity count or component data length                    bad_value
+//   a count or length that runs past the end of the file                truncated
+//   a component type id the design does not register (a reader
+//     without it throws on _readers[typeId])                            unknown_type
+//   the same component type twice in one entity (the design keys an
+//     entity's components by type id)                                   duplicate_component (warn.)
+//   the same GUID on two entities (EntityIdMap keeps only the last)     duplicate_key (warn.)
+//   no 4-byte CRC-32 after the entity table                             truncated
+//   a CRC-32 that does not match the data section                       checksum_mismatch
+//   bytes after the CRC-32 (the design reader stops and ignores them)   trailing_bytes (warn.)
 //
 // The tree (lib/include/sparksave/document.hpp), root children in this order:
 //
@@ -77,7 +77,8 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 inline constexpr std::string_view k_magic = "GMSV";
 inline constexpr std::uint32_t k_current_version = 3;
@@ -116,4 +117,5 @@ inline constexpr std::string_view k_checksum = "checksum";
 inline constexpr std::string_view k_trailing = "trailing";
 inline constexpr std::string_view k_json_tag = "json";
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -7,7 +7,8 @@
 
 #include <unordered_map>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 namespace {
 
@@ -86,4 +87,5 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

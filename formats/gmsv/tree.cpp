@@ -8,7 +8,8 @@
 
 #include <charconv>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 namespace {
 
@@ -199,4 +200,5 @@ void replace_payload(Document& doc, NodeId component, std::string_view data) {
     set_payload(doc, component);
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 // Whether component data is the JSON form: exactly one JSON object (RFC 8259, so UTF-8) with
 // nothing before or after it, nesting at most k_max_json_depth levels. System.Text.Json writes
@@ -34,4 +35,5 @@ void set_payload(Document& doc, NodeId component);
 // span is dropped, and its children are rebuilt.
 void replace_payload(Document& doc, NodeId component, std::string_view data);
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,8 @@
 
 #include <charconv>
 
-namespace sparksave::inline SPARKSAVE_ABI::gmsv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
 
 namespace {
 
@@ -98,4 +99,5 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::gmsv
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -14,7 +14,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 // True when the first line is the marker `#!spark-kv-v2` (or meant as one), or when the head
 // looks like a legacy store: every line one `key<TAB>value` pair, no NUL byte (the rule is
@@ -49,4 +50,5 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 // The characters a v2 writer escapes (EscapeKVField), and what follows the backslash for each;
 // reading, these four sequences are decoded and nothing else (UnescapeKVField).
@@ -145,4 +146,5 @@ inline void append_line(std::string& out, std::string_view key, std::string_view
     }
 }
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

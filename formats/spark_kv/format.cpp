@@ -9,7 +9,8 @@
 #include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 const FormatInfo k_format = {
     .id = FormatId::spark_kv,
@@ -26,4 +27,5 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

@@ -42,7 +42,8 @@
 #include <charconv>
 #include <optional>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
@@ -259,4 +260,5 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

@@ -7,7 +7,8 @@
 
 #include <algorithm>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 namespace {
 
@@ -219,4 +220,5 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     return out;
 }
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

@@ -25,7 +25,8 @@
 #include <system_error>
 #include <unordered_map>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -538,4 +539,5 @@ template <class Sink> class Reader {
     std::unordered_map<std::string_view, std::uint32_t> seen_; // key -> its last line
 };
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

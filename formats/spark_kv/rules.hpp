@@ -18,7 +18,8 @@
 #include <string_view>
 #include <system_error>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 // The MMO record conventions of formats/README.md §3 (spec.hpp).
 enum class Mmo : std::uint8_t { none, character, inventory };
@@ -169,4 +170,5 @@ inline std::string index_path(std::uint64_t index) {
     return p;
 }
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

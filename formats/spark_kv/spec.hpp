@@ -133,7 +133,8 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 inline constexpr std::string_view k_marker = "#!spark-kv-v2"; // the whole first line of v2
 // A first line starting with this (after a UTF-8 byte order mark, if any) is meant as a marker.
@@ -186,4 +187,5 @@ inline constexpr char k_field_separator = '|';
 inline constexpr char k_slot_separator = ',';
 inline constexpr char k_slot_part_separator = ':';
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

@@ -9,7 +9,8 @@
 
 #include <algorithm>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 namespace {
 
@@ -109,4 +110,5 @@ Summary summarize(std::string_view bytes, std::uint64_t budget) {
     return s;
 }
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

@@ -14,7 +14,8 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_kv {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
 
 namespace {
 
@@ -106,4 +107,5 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::spark_kv
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

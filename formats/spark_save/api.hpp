@@ -12,7 +12,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // True when `head` starts with the magic "SPRK".
 bool detect(std::string_view head) noexcept;
@@ -53,4 +54,5 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

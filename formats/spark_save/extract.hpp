@@ -34,7 +34,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 inline bool is_space(char c) noexcept {
     return c == ' ' || (c >= '\t' && c <= '\r');
@@ -176,4 +177,5 @@ inline std::size_t hex_float_at(std::string_view text, std::size_t pos, float& v
     return used > 2 && copy.find_first_of("xX") < used ? used : 0;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

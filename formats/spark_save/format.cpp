@@ -4,7 +4,8 @@
 #include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 const FormatInfo k_format = {
     .id = FormatId::spark_save,
@@ -25,4 +26,5 @@ const FormatInfo k_format = {
     .from_json_to = from_json_to,
 };
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

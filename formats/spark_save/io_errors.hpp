@@ -15,7 +15,8 @@
 #include <string_view>
 #include <system_error>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // An I/O error that names its path: "<what> <path>: <strerror(err)>".
 inline Error io_error_at(const std::filesystem::path& path, std::string_view what, int err) {
@@ -32,4 +33,5 @@ inline Error with_path(Error e, const std::filesystem::path& path) {
     return e;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

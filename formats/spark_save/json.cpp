@@ -37,7 +37,8 @@
 #include <cstring>
 #include <functional>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 using namespace std::string_view_literals; // appends without strlen
 
@@ -180,7 +181,8 @@ void to_json(const Document& doc, std::string& out) {
     if (!doc.complete()) json.stopped();
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE
 
 // ---- pack: the same schema read back -----------------------------------------------------------
 //
@@ -192,7 +194,8 @@ void to_json(const Document& doc, std::string& out) {
 // can say where it is (JSON path and line:column): the shape, the types, and the lengths and
 // counts the file's fields hold. The caller reads the result back for every rule of the version.
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 namespace {
 
@@ -818,4 +821,5 @@ Result<Packed> from_json(std::string_view text) {
     return packed;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

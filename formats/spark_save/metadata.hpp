@@ -20,7 +20,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // How `info` shows a field's value.
 enum class Shown : std::uint8_t {
@@ -456,4 +457,5 @@ inline std::string render_metadata(const MetadataBlock& meta, std::string_view b
     return out;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -7,7 +7,8 @@
 
 #include <utility>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 namespace {
 
@@ -174,9 +175,11 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     return out;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     std::string_view bytes = source ? source->view() : std::string_view{};
@@ -203,4 +206,5 @@ PartsRead stream(std::shared_ptr<const Source> source, Parts& consumer) {
     return out;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -34,7 +34,8 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // A cheap fingerprint of a string: its length and first and last bytes, read with whole-word
 // loads (no byte copies through the stack, which stall store forwarding on a hot path). Equal
@@ -823,4 +824,5 @@ template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end(
     return scan.payload_end();
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -3,7 +3,8 @@
 #include "sparksave/crc32.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 std::uint32_t crc_as_version4(std::string_view data, std::size_t end) {
     unsigned char head[8];
@@ -26,4 +27,5 @@ bool crc_alongside(std::string_view data) noexcept {
     return version >= 1 && version <= k_current_version;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

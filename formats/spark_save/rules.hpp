@@ -20,7 +20,8 @@
 #include <string_view>
 #include <system_error>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // The CRC-32 of data[0, end) with the version field (bytes 4..8) read as 4 (1.5, damaged
 // version detection).
@@ -54,4 +55,5 @@ inline std::optional<long long> parse_parent_index(std::string_view text) {
     return v;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -37,7 +37,8 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 namespace {
 
@@ -751,4 +752,5 @@ Result<std::string> SaveWriter::finish() {
     return std::move(s.out).take();
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

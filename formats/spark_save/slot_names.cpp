@@ -8,7 +8,8 @@
 
 #include <charconv>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 SlotFile slot_file_kind(std::string_view name) noexcept {
     // The slot is the stem before the suffix, even an empty one (not a valid slot name, but
@@ -19,9 +20,11 @@ SlotFile slot_file_kind(std::string_view name) noexcept {
     return SlotFile::other;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 bool is_valid_slot_name(std::string_view slot) noexcept {
     // formats/README.md §1.7: 1-64 characters of [A-Za-z0-9_-].
@@ -48,4 +51,5 @@ SlotRole slot_role(std::string_view slot, int* autosave_index) noexcept {
     return SlotRole::autosave;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -21,7 +21,8 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // --- Slots (formats/README.md §1.7)
 // ---------------------------------------------------------------
@@ -231,4 +232,5 @@ Result<std::string> load_slot(const fs::path& dir, std::string_view slot, bool* 
     return e;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

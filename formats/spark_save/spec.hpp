@@ -49,7 +49,8 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 inline constexpr std::string_view k_magic = "SPRK";
 // k_current_version, k_oldest_loadable (1.4): sparksave/spark_save_version.hpp.
@@ -88,4 +89,5 @@ constexpr bool current_rules(std::uint32_t version) noexcept {
     return version >= 3;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

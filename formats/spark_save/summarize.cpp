@@ -8,7 +8,8 @@
 
 #include <algorithm>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 namespace {
 
@@ -165,4 +166,5 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

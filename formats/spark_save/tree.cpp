@@ -2,7 +2,8 @@
 #include "tree.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& meta, bool spans) {
     // Tokens become Strs by their place in the block, so appending names to the arena (which
@@ -52,4 +53,5 @@ void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std:
     add_metadata_fields(doc, metadata, meta, false);
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -11,7 +11,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // Adds the fields of `meta`, parsed from the block that is `metadata`'s value, as its children:
 // one scalar a field, position as an object of x, y, z. With `spans`, the tokens' offsets are
@@ -22,4 +23,5 @@ void add_metadata_fields(Document& doc, NodeId metadata, const MetadataBlock& me
 // rebuilt from it as `version` reads it.
 void replace_metadata(Document& doc, NodeId metadata, std::string_view raw, std::uint32_t version);
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -15,7 +15,8 @@
 #include <functional>
 #include <memory>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 namespace {
 
@@ -178,4 +179,5 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
     return std::make_unique<Writer>(std::size_t{2} << 20, std::move(emit));
 }
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -18,7 +18,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // The writer's refusals of what a u16 field cannot hold (1.1), with the node path: a string of
 // more than 65535 bytes (`what`: "entity name", "key", ...), more than 65535 of `what`.
@@ -146,4 +147,5 @@ class Encoder {
     std::size_t size_ = 0;
 };
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -12,7 +12,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 // True when `head` starts with the magic "TESSWLD\0".
 bool detect(std::string_view head) noexcept;
@@ -38,4 +39,5 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -5,7 +5,8 @@
 #include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 const FormatInfo k_format = {
     .id = FormatId::tess_world,
@@ -21,4 +22,5 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -28,7 +28,7 @@
 // any integer as a JSON number, a decimal string or a "0x" hex string. pack checks the shape,
 // the types and the column lengths (to name the place); the caller reads the result back with
 // the reader, which applies every check of formats/README.md §4.3.
-#include "reader.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "api.hpp"
@@ -44,7 +44,8 @@
 #include <charconv>
 #include <optional>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 namespace {
 
@@ -532,4 +533,5 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

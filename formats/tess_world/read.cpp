@@ -4,7 +4,8 @@
 #include "api.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 namespace {
 
@@ -147,4 +148,5 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions& options) {
     return out;
 }
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

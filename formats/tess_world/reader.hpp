@@ -26,7 +26,8 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -442,4 +443,5 @@ template <class Sink> class Reader {
     bool only_load_refuses_ = false;
 };
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

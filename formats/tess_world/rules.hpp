@@ -20,7 +20,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 // The header fields (4.1).
 struct Header {
@@ -131,4 +132,5 @@ inline std::string chunk_path(std::uint64_t chunk) {
     return p;
 }
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -117,7 +117,8 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 inline constexpr std::string_view k_magic{"TESSWLD\0", 8};
 inline constexpr std::uint32_t k_current_version = 2;
@@ -258,4 +259,5 @@ constexpr std::string_view kind_name(std::uint32_t k) noexcept {
     }
 }
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -9,7 +9,8 @@
 #include <bit>
 #include <limits>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 namespace {
 
@@ -167,4 +168,5 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -10,7 +10,8 @@
 
 #include <charconv>
 
-namespace sparksave::inline SPARKSAVE_ABI::tess_world {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
 
 namespace {
 
@@ -173,4 +174,5 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::tess_world
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 // True when the first line is `1.0.0`, or when it looks like a version number and a later line
 // holds the attribute marker `__PGSA` (so a file with a wrong version line is still recognised
@@ -46,4 +47,5 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

@@ -54,7 +54,8 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive::engine {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive::engine {
 
 inline constexpr std::size_t npos = std::string_view::npos;
 inline constexpr std::uint32_t k_no_line = ~std::uint32_t{0};
@@ -660,4 +661,5 @@ class Model {
     std::uint32_t entry_line_ = k_no_line;
 };
 
-} // namespace sparksave::text_archive::engine
+} // namespace text_archive::engine
+SPARKSAVE_END_NAMESPACE

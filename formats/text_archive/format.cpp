@@ -4,7 +4,8 @@
 #include "sparksave/version.hpp"
 #include "spec.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 const FormatInfo k_format = {
     .id = FormatId::text_archive,
@@ -21,4 +22,5 @@ const FormatInfo k_format = {
     .from_json = from_json,
 };
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

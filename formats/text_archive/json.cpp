@@ -36,7 +36,7 @@
 // (tests/unit/test_text_archive_pack.cpp checks this on hostile text).
 // Both walks keep the nesting bounded: to_json keeps its own stack; from_json recurses along the
 // classes and stops at k_max_depth.
-#include "reader.hpp"
+#include "rules.hpp"
 #include "spec.hpp"
 
 #include "api.hpp"
@@ -54,7 +54,8 @@
 #include <unordered_map>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 namespace {
 
@@ -387,4 +388,5 @@ Result<Packed> from_json(std::string_view json) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

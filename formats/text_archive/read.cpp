@@ -4,7 +4,8 @@
 #include "api.hpp"
 #include "sparksave/version.hpp"
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 namespace {
 
@@ -85,4 +86,5 @@ Parsed read(std::shared_ptr<const Source> source, const ReadOptions&) {
     return out;
 }
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

@@ -31,7 +31,8 @@
 #include <unordered_set>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 // What a Sink is told, in file order (offsets are file offsets). Each member does nothing here: a
 // sink derives from SinkDefaults and defines the members it needs (its own hide these). The
@@ -1481,4 +1482,5 @@ template <class Sink> class Reader {
     bool stopped_ = false;
 };
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

@@ -16,7 +16,8 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 // The writer's seven types (formats/README.md §2), and everything else.
 enum class Type : std::uint8_t { boolean, int32, uint32, size, float32, float64, string, unknown };
@@ -130,4 +131,5 @@ struct ClassEvent {
     std::size_t depth = 0;
 };
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

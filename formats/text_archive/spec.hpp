@@ -135,7 +135,8 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 // The one version line the engine reads (formats/README.md §2); Document::version() 1.
 inline constexpr std::string_view k_version_line = "1.0.0";
@@ -225,4 +226,5 @@ inline std::string_view class_problem(std::string_view class_name, bool named) n
     return {};
 }
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

@@ -7,7 +7,8 @@
 
 #include <algorithm>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 namespace {
 
@@ -87,4 +88,5 @@ Summary summarize(std::string_view bytes) {
     return s;
 }
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

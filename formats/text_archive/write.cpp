@@ -13,7 +13,8 @@
 
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::text_archive {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
 
 namespace {
 
@@ -126,4 +127,5 @@ Result<std::string> write(const Document& doc) {
     return Writer(doc).run();
 }
 
-} // namespace sparksave::text_archive
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE

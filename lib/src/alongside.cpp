@@ -4,7 +4,7 @@
 #include <future>
 #include <system_error>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 void alongside(const std::function<void()>& here, const std::function<void()>& there) {
     std::future<void> pending;
@@ -42,4 +42,4 @@ void read_with_crc(bool parallel, const std::function<std::uint32_t()>& crc,
     if (!stands) read(CrcHint{value, {}});
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

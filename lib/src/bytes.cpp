@@ -4,7 +4,7 @@
 
 #include <boost/endian/conversion.hpp>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace endian = boost::endian;
 
@@ -42,4 +42,4 @@ void ByteWriter::patch_u32(std::size_t at, std::uint32_t v) {
     endian::store_little_u32(reinterpret_cast<unsigned char*>(out_.data() + at), v);
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -12,7 +12,7 @@
 #include <limits>
 #include <system_error>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -240,4 +240,4 @@ bool parse_column_element(ColumnType type, std::string_view raw, std::string& ou
     }
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -25,7 +25,7 @@
 #include <bit>
 #include <cstring>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -171,4 +171,4 @@ std::uint32_t crc32(std::string_view bytes) noexcept {
     return crc32_update(0, bytes);
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 std::string_view op_name(Change::Op op) noexcept {
     switch (op) {
@@ -639,4 +639,4 @@ Result<void> diff(const Document& a, const Document& b, const DiffOptions& optio
     return {};
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -5,7 +5,7 @@
 #include <cassert>
 #include <stdexcept>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 Document::Document(FormatId format, std::uint32_t version, std::shared_ptr<const Source> source)
     : format_(format), version_(version), source_(std::move(source)),
@@ -163,4 +163,4 @@ void TreeBuilder::close_to(NodeId id) {
     while (stack_.size() > 1 && stack_.back().id != id) stack_.pop_back();
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

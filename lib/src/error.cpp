@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 std::string_view code_name(ErrorCode code) noexcept {
     switch (code) {
@@ -102,4 +102,4 @@ const Error* Findings::first_error() const noexcept {
     return nullptr;
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

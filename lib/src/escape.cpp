@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -340,4 +340,4 @@ void append_json_string(std::string& out, std::string_view s) {
     out += '"';
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

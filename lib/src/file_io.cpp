@@ -16,7 +16,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -533,4 +533,4 @@ Result<void> write_file_atomic(const fs::path& target, std::string_view bytes,
     return {};
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

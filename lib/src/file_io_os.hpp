@@ -18,7 +18,8 @@
 #include <string_view>
 #include <utility>
 
-namespace sparksave::inline SPARKSAVE_ABI::os {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace os {
 
 #ifdef _WIN32
 using Native = void*; // a HANDLE
@@ -197,4 +198,5 @@ std::string path_to_utf8(const std::filesystem::path& path, bool generic);
 std::wstring win32_path(const std::filesystem::path& path);
 #endif
 
-} // namespace sparksave::os
+} // namespace os
+SPARKSAVE_END_NAMESPACE

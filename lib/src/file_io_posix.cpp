@@ -20,7 +20,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -442,6 +442,6 @@ std::string path_to_utf8(const fs::path& path, bool) {
 
 } // namespace os
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE
 
 #endif // !_WIN32

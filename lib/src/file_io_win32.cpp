@@ -26,7 +26,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -473,6 +473,6 @@ std::wstring win32_path(const fs::path& path) {
 
 } // namespace os
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE
 
 #endif // _WIN32

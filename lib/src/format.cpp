@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 const FormatInfo& format_info(FormatId id) {
     for (const auto& f : format_table())
@@ -54,4 +54,4 @@ std::string format_names() {
     return out;
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -12,7 +12,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 Result<Input> open_input(const std::string& path, const FormatInfo* forced, bool walked) {
     const FormatInfo* format = forced;
@@ -112,4 +112,4 @@ InputList collect_inputs(const std::vector<std::string>& paths) {
     return list;
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -100,4 +100,4 @@ bool base64_decode(std::string_view text, std::string& out) {
     return true;
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,8 @@
 #include <cstring>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::json {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace json {
 
 namespace {
 
@@ -516,4 +517,5 @@ Result<Value> Reader::validate() {
     }
 }
 
-} // namespace sparksave::json
+} // namespace json
+SPARKSAVE_END_NAMESPACE

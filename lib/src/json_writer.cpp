@@ -7,7 +7,7 @@
 
 #include <cassert>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 // A separator and up to 64 spaces of indentation, for one append.
@@ -105,4 +105,4 @@ void JsonWriter::raw(std::string_view json) {
     out_ += json;
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <optional>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 std::string backup_name(std::string_view file, std::uint32_t old_version) {
     return fmt::format("{}.v{}.bak", file, old_version);
@@ -317,4 +317,4 @@ Result<void> check_result(const FormatInfo& format, std::string_view bytes, std:
     return {};
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

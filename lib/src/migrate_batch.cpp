@@ -20,7 +20,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -370,4 +370,4 @@ Result<void> BatchMigrator::sync_directories() {
     return impl_->sync_directories();
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

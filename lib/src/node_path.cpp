@@ -6,7 +6,7 @@
 
 #include <charconv>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -276,4 +276,4 @@ bool path_matches(const NodePath& pattern, const NodePath& path) {
     return match_from(pattern.steps, 0, path.steps, 0);
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -9,7 +9,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -226,4 +226,4 @@ Result<LockedInput> open_locked(const std::string& path, const FormatInfo* force
     }
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

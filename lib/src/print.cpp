@@ -12,7 +12,7 @@
 #include <string_view>
 #include <unordered_set>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -258,9 +258,9 @@ void print_json_subtree(const Document& doc, NodeId node, std::string& out) {
     out += '\n';
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
@@ -314,9 +314,9 @@ void print_json_compact(const Document& doc, NodeId node, std::string& out) {
     compact_node(doc, node, out);
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 TextParts::TextParts(const PrintOptions& options, std::string& out)
     : options_(options), out_(out) {}
@@ -353,4 +353,4 @@ Result<void> TextParts::tail(Document& doc) {
     return {};
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 std::string iso8601_utc(std::string_view text) {
     std::uint64_t secs = 0;
@@ -64,4 +64,4 @@ bool is_json_number(std::string_view t) noexcept {
     return i == t.size();
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // "1700000000" (Unix seconds) -> "2023-11-14T22:13:20Z"; text that is not a time in years
 // 1970..9999 comes back escaped and unchanged.
@@ -19,4 +19,4 @@ std::string hours_minutes_seconds(std::string_view seconds);
 // Whether `text` is a number in JSON's grammar (so it can be printed as a JSON number).
 bool is_json_number(std::string_view text) noexcept;
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

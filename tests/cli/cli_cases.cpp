@@ -11,7 +11,7 @@
 
 namespace fs = std::filesystem;
 
-namespace sparksave::inline SPARKSAVE_ABI::test {
+namespace sparksave::test {
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::test {
+namespace sparksave::test {
 
 // The names of the testdata/cli directories, sorted (each should have a `cmd`).
 std::vector<std::string> cli_cases();

@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 struct ColumnType {
     ValueType kind = ValueType::none;
@@ -63,4 +63,4 @@ void append_column_json(std::string& out, ColumnType type, std::string_view byte
 bool parse_column_element(ColumnType type, std::string_view raw_json, std::string& out,
                           std::string& expected);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

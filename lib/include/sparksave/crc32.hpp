@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // The CRC-32 of `bytes`.
 std::uint32_t crc32(std::string_view bytes) noexcept;
@@ -16,4 +16,4 @@ std::uint32_t crc32(std::string_view bytes) noexcept;
 // Continues a CRC: crc32_update(crc32(a), b) == crc32(a + b). Start from 0.
 std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes) noexcept;
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 struct DiffOptions {
     double epsilon = 0;           // numbers closer than this (inclusive) are equal
@@ -78,4 +78,4 @@ bool is_derived(const Document& doc, NodeId parent, NodeId child, const NodePath
 // Whether two value texts are equal: byte-equal, or both numbers within `epsilon`.
 bool values_equal(std::string_view a, std::string_view b, double epsilon) noexcept;
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // The five formats of formats/README.md, in its priority order.
 enum class FormatId : std::uint8_t { spark_save, text_archive, spark_kv, tess_world, gmsv };
@@ -235,4 +235,4 @@ class TreeBuilder {
     std::vector<Open> stack_;
 };
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // Stable codes: scripts read them from `verify --json`. Append only; never renumber or rename.
 // Every error code, with what it means: the one list that the enum and code_name() are made
@@ -110,8 +110,6 @@ struct Error {
     // "at offset 0x1a4 (420), entities[3].Transform.parent: expected ..., found ..."
     SPARKSAVE_API std::string describe() const;
 };
-
-using Finding = Error;
 
 SPARKSAVE_API Error make_error(ErrorCode code, std::string message,
                                std::uint64_t offset = k_no_offset, std::string path = {});
@@ -303,4 +301,4 @@ template <class T> void Result<T>::check_error() const noexcept {
                                 "error() of a Result holding a value"});
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // True when `bytes` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
 bool is_valid_utf8(std::string_view bytes) noexcept;
@@ -41,4 +41,4 @@ bool has_terminal_controls(std::string_view bytes) noexcept;
 // are replaced by U+FFFD). Control and C1 characters and direction overrides use \uXXXX.
 void append_json_string(std::string& out, std::string_view utf8);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

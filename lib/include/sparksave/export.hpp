@@ -20,3 +20,14 @@
 #else
 #define SPARKSAVE_API
 #endif
+
+// The library's names live in the inline namespace sparksave::SPARKSAVE_ABI (version.hpp),
+// opened through this pair as fmt opens fmt::v10: `namespace sparksave::inline v0_1 {`, the C++20
+// form, hides every function from Universal Ctags (Debian's 5.9), so tag-based editors and code
+// browsers would see none. Only the library opens it: the tool and the tests have no ABI.
+#define SPARKSAVE_BEGIN_NAMESPACE                                                                  \
+    namespace sparksave {                                                                          \
+    inline namespace SPARKSAVE_ABI {
+#define SPARKSAVE_END_NAMESPACE                                                                    \
+    }                                                                                              \
+    }

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // Which file a path named when it was read: compared again before an in-place rename, so a
 // file another program replaced or wrote meanwhile is never renamed over.
@@ -218,4 +218,4 @@ std::filesystem::path path_from_utf8(std::string_view utf8);
 // the library builds itself and shows, e.g. a walk's files, is shown with `/`).
 std::string path_to_utf8(const std::filesystem::path& path, bool generic = false);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 struct ReadOptions {
     // Keep reading after a checksum or version-field problem, so that `dump` can still show
@@ -158,4 +158,4 @@ std::string_view format_name(FormatId id) noexcept;
 // "spark_save, text_archive, ..." for messages and --help.
 std::string format_names();
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

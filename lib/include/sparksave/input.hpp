@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // A file read into memory with its format.
 struct Input {
@@ -65,4 +65,4 @@ struct InputList {
 };
 InputList collect_inputs(const std::vector<std::string>& paths);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

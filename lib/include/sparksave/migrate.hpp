@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // A step declares how it applies, so that a file read part by part (format.hpp Parts) is
 // migrated by the very functions that migrate a whole tree: `head` changes the file's head
@@ -196,4 +196,4 @@ class BatchMigrator {
     std::unique_ptr<Impl> impl_;
 };
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

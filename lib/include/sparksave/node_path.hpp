@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 struct PathStep {
     static constexpr std::uint64_t k_no_position = ~std::uint64_t{0};
@@ -71,4 +71,4 @@ std::string path_of(const Document& doc, NodeId target);
 // `[3]` matches a name step whose position is 3, a name pattern an index step of that known name.
 bool path_matches(const NodePath& pattern, const NodePath& path);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -22,7 +22,7 @@
 #include <utility>
 #include <variant>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // Why one file's work failed, decided where it failed (sparksave(1) EXIT STATUS): a finding
 // (exit 1: the input is invalid, a difference, a conflict between inputs) or trouble (exit 2:
@@ -147,4 +147,4 @@ struct LockedInput {
 };
 Result<LockedInput> open_locked(const std::string& path, const FormatInfo* forced, bool walked);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 struct PrintOptions {
     bool offsets = false; // append "  @0x1c+9" (offset, length in bytes) to every node's line
@@ -57,4 +57,4 @@ void print_json_subtree(const Document& doc, NodeId node, std::string& out);
 // [name, value] pairs, lists as arrays, scalars as strings or {"base64": ...}.
 void print_json_compact(const Document& doc, NodeId node, std::string& out);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -31,7 +31,8 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // k_current_version (4) and k_oldest_loadable (3): spark_save_version.hpp.
 
@@ -253,4 +254,5 @@ SPARKSAVE_API Result<void> write_slot(const std::filesystem::path& dir, std::str
 SPARKSAVE_API Result<std::string> load_slot(const std::filesystem::path& dir, std::string_view slot,
                                             bool* used_backup = nullptr);
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <sparksave/version.hpp>
 
-namespace sparksave::inline SPARKSAVE_ABI::spark_save {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
 
 // The version the engine writes, and the oldest it loads (its "N and N-1" window, 1.4).
 inline constexpr std::uint32_t k_current_version = 4;
 inline constexpr std::uint32_t k_oldest_loadable = 3;
 
-} // namespace sparksave::spark_save
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

@@ -20,3 +20,5 @@
 // -std=c++20, /std:c++20, or CMake's cxx_std_20 (the sparksave::sparksave target carries it)
 #error "sparksave needs C++20"
 #endif
+
+#include "sparksave/export.hpp" // SPARKSAVE_BEGIN_NAMESPACE, SPARKSAVE_END_NAMESPACE

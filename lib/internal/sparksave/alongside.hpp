@@ -9,7 +9,7 @@
 #include <functional>
 #include <optional>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // Runs `there` on a second thread while `here` runs on this one; returns when both are done.
 // When no thread can be started (`ulimit -u`, no memory), both run on this thread, `there`
@@ -35,4 +35,4 @@ struct CrcHint {
 void read_with_crc(bool parallel, const std::function<std::uint32_t()>& crc,
                    const std::function<bool(const CrcHint&)>& read);
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

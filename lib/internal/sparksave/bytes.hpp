@@ -1,6 +1,8 @@
-// The bounds-checked byte reader and the matching byte writer. Every binary format reads and
-// writes through these two, so every length is checked against the bytes left before it is
-// used, and Boost.Endian loads and stores live here and in lib/src/bytes.cpp only.
+// The bounds-checked byte reader and the matching byte writer. The binary formats read and write
+// through these two, so every length is checked against the bytes left before it is used; the
+// Boost.Endian loads and stores are here, in lib/src/bytes.cpp, and in spark_save's hot paths,
+// which check their bounds once for a whole record (formats/spark_save/reader.hpp, rules.hpp,
+// write.hpp).
 #pragma once
 
 #include "sparksave/version.hpp"
@@ -14,7 +16,7 @@
 
 #include <boost/endian/conversion.hpp>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 using ByteView = std::span<const std::byte>;
 
@@ -115,4 +117,4 @@ class ByteWriter {
     std::string out_;
 };
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // Below this, a buffer is left as it is (the aligned 2 MiB inside it would be small or none).
 inline constexpr std::size_t k_huge_page_min = std::size_t{4} << 20;
@@ -30,4 +30,4 @@ inline void prefer_huge_pages([[maybe_unused]] const void* p,
 #endif
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

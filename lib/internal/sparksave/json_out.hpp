@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 // Appends `bytes` as a JSON string when it is valid UTF-8, else as {"base64": "..."} so that
 // no byte is lost (the lossless-dump convention of every format).
@@ -27,4 +27,4 @@ inline void indent(std::string& out, int depth) {
     out.append(static_cast<std::size_t>(depth) * 2, ' ');
 }
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE

@@ -17,7 +17,8 @@
 #include <utility>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI::json {
+SPARKSAVE_BEGIN_NAMESPACE
+namespace json {
 
 enum class Kind : std::uint8_t { object, array, string, number, boolean, null };
 
@@ -192,4 +193,5 @@ template <class F> Result<void> Reader::each(const Value& array, F&& fn) const {
     return out;
 }
 
-} // namespace sparksave::json
+} // namespace json
+SPARKSAVE_END_NAMESPACE

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-namespace sparksave::inline SPARKSAVE_ABI {
+SPARKSAVE_BEGIN_NAMESPACE
 
 class JsonWriter {
   public:
@@ -175,4 +175,4 @@ class JsonWriter {
     bool after_key_ = false;
 };
 
-} // namespace sparksave
+SPARKSAVE_END_NAMESPACE
