@@ -45,8 +45,9 @@ std::size_t changes_reported() noexcept;
 // sockets and devices are not opened, links to directories are not followed) and never
 // sparksave's own backups (FILE.v<N>.bak) or temporary files; a temporary file left by an
 // interrupted write is listed apart, one of a write in progress (temporary_in_use: another
-// sparksave run on the same folder) not at all. The engine's companions of a slot (<slot>.spark_save.bak,
-// .tmp) are marked. A directory that cannot be read is listed in `problems` and the walk goes on.
+// sparksave run on the same folder) not at all. The engine's companions of a slot
+// (<slot>.spark_save.bak, .tmp) are marked. A directory that cannot be read is listed in `problems`
+// and the walk goes on.
 struct InputList {
     enum class Role : std::uint8_t { save, engine_backup, engine_temp };
     struct Entry {
