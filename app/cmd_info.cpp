@@ -5,7 +5,6 @@
 #include "common.hpp"
 
 #include "sparksave/escape.hpp"
-#include "sparksave/save_file.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -26,71 +25,22 @@ struct InfoOptions {
     bool json = false;
 };
 
-// What a file is in a save directory, from its name (formats/README.md §1.7).
-struct SlotRole {
-    enum class Kind { slot, quicksave, autosave, backup, temp, other };
-    Kind kind = Kind::other;
-    std::string slot;      // the slot name (for backup/temp: the slot it belongs to)
-    unsigned autosave = 0; // N of __autosave_N
-    bool valid_name = false;
-};
-
-SlotRole role_of(std::string_view name) {
-    constexpr std::string_view ext = ".spark_save";
-    SlotRole r;
-    std::string_view stem = name;
-    switch (spark_save::slot_file_kind(name)) { // formats/README.md §1.7, the one place of the rule
-    case spark_save::SlotFile::backup:
-        r.kind = SlotRole::Kind::backup;
-        stem.remove_suffix(4);
+// sparksave-info(1)'s "role": the role of a save's group, or what a companion is.
+std::string_view role_name(const NamedFile& n) {
+    switch (n.kind) {
+    case NamedFile::Kind::backup:
+        return "backup";
+    case NamedFile::Kind::temp:
+        return "temp";
+    case NamedFile::Kind::save:
+    case NamedFile::Kind::other:
         break;
-    case spark_save::SlotFile::temp:
-        r.kind = SlotRole::Kind::temp;
-        stem.remove_suffix(4);
-        break;
-    case spark_save::SlotFile::primary:
-        r.kind = SlotRole::Kind::slot;
-        break;
-    case spark_save::SlotFile::other:
-        r.slot = std::string(name);
-        return r;
     }
-    stem.remove_suffix(ext.size());
-    r.slot = std::string(stem);
-    r.valid_name = spark_save::is_valid_slot_name(stem); // formats/README.md §1.7
-    if (r.kind == SlotRole::Kind::slot) {
-        int index = -1;
-        switch (spark_save::slot_role(stem, &index)) { // 1.7: the reserved slots
-        case spark_save::SlotRole::quicksave:
-            r.kind = SlotRole::Kind::quicksave;
-            break;
-        case spark_save::SlotRole::autosave:
-            r.kind = SlotRole::Kind::autosave;
-            r.autosave = static_cast<unsigned>(index);
-            break;
-        case spark_save::SlotRole::user:
-            break;
-        }
-    }
-    return r;
+    return n.role;
 }
 
-std::string_view role_name(SlotRole::Kind k) {
-    switch (k) {
-    case SlotRole::Kind::slot:
-        return "slot";
-    case SlotRole::Kind::quicksave:
-        return "quicksave";
-    case SlotRole::Kind::autosave:
-        return "autosave";
-    case SlotRole::Kind::backup:
-        return "backup";
-    case SlotRole::Kind::temp:
-        return "temp";
-    case SlotRole::Kind::other:
-        return "file";
-    }
-    return "file";
+bool companion(const NamedFile& n) {
+    return n.kind == NamedFile::Kind::backup || n.kind == NamedFile::Kind::temp;
 }
 
 struct FileInfo {
@@ -99,8 +49,9 @@ struct FileInfo {
     Summary summary;
     Error load_error;
     int load_exit = k_exit_ok;
-    bool empty = false;           // the file has no bytes
-    std::optional<SlotRole> role; // set when found in a directory
+    bool empty = false; // the file has no bytes
+    std::optional<NamedFile>
+        role; // set when found in a directory: what its name makes it (format.hpp named_file)
 };
 
 FileInfo inspect(const std::string& path, bool walked = false) {
@@ -166,11 +117,10 @@ std::string integrity_text(const FileInfo& fi) {
     return std::string(integrity_name(s.integrity));
 }
 
-// Whether a file's name makes it a save of the directory (formats/README.md §1.7):
-// `<slot>.spark_save` (reserved slots included) or its `.bak`, which the engine reads as a save
-// whatever it holds.
-bool named_as_save(const SlotRole& r) {
-    return r.kind != SlotRole::Kind::other && r.kind != SlotRole::Kind::temp;
+// Whether a file's name makes it a save of the directory (formats/README.md §1.7): a slot's
+// save or its `.bak`, which the engine reads as a save whatever it holds.
+bool named_as_save(const NamedFile& r) {
+    return r.kind == NamedFile::Kind::save || r.kind == NamedFile::Kind::backup;
 }
 
 // Why a file named as a save is none, for people.
@@ -210,9 +160,11 @@ void print_file(Printer& p, const FileInfo& fi) {
     auto record = p.record();
     p.bytes("path", fi.path);
     if (fi.role) {
-        p.string("role", role_name(fi.role->kind));
-        p.bytes("slot", fi.role->slot);
-        if (fi.role->kind == SlotRole::Kind::autosave) p.number("autosaveIndex", fi.role->autosave);
+        const NamedFile& n = *fi.role;
+        p.string("role", role_name(n));
+        p.bytes("slot", n.group);
+        if (n.kind == NamedFile::Kind::save && n.role == "autosave")
+            p.number("autosaveIndex", n.index);
     }
     if (!fi.format) {
         p.null("format");
@@ -275,32 +227,6 @@ void print_file(Printer& p, const FileInfo& fi) {
         p.line(fmt::format("... and {} more findings", s.findings.dropped()));
 }
 
-// Slot order: user slots, __quicksave, autosaves in rotation order, then other files; each
-// slot followed by its .bak and .tmp companions.
-void order_slots(std::vector<FileInfo>& files) {
-    auto order_key = [](const FileInfo& fi) {
-        const SlotRole& r = *fi.role;
-        int group = r.kind == SlotRole::Kind::quicksave  ? 1
-                    : r.kind == SlotRole::Kind::autosave ? 2
-                    : r.kind == SlotRole::Kind::other    ? 3
-                                                         : 0;
-        int companion = r.kind == SlotRole::Kind::backup ? 1
-                        : r.kind == SlotRole::Kind::temp ? 2
-                                                         : 0;
-        if (r.kind == SlotRole::Kind::backup || r.kind == SlotRole::Kind::temp) {
-            SlotRole primary = role_of(r.slot + ".spark_save");
-            group = primary.kind == SlotRole::Kind::quicksave  ? 1
-                    : primary.kind == SlotRole::Kind::autosave ? 2
-                                                               : 0;
-            return std::tuple(group, primary.autosave, r.slot, companion);
-        }
-        return std::tuple(group, r.autosave, r.slot, companion);
-    };
-    std::stable_sort(files.begin(), files.end(), [&](const FileInfo& a, const FileInfo& b) {
-        return order_key(a) < order_key(b);
-    });
-}
-
 // One directory's saves as a table (already in slot order).
 std::string directory_table(const std::string& dir, const std::vector<FileInfo>& files,
                             bool color) {
@@ -309,27 +235,26 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
     rows.push_back({"SLOT", "FORMAT", "VER", "SAVE NAME", "TIME", "SIZE", "STATUS"});
     std::optional<std::string> primary; // the slot of the last primary row
     for (const auto& fi : files) {
-        const SlotRole& r = *fi.role;
-        const bool companion = r.kind == SlotRole::Kind::backup || r.kind == SlotRole::Kind::temp;
-        if (!companion) {
-            primary = r.slot;
-        } else if (primary != r.slot) {
+        const NamedFile& r = *fi.role;
+        if (!companion(r)) {
+            primary = r.group;
+        } else if (primary != r.group) {
             // A .bak or .tmp whose save is not there: its slot gets a row of its own, so it is
             // not read as a companion of the slot above it.
-            rows.push_back({display(r.slot), "", "", "", "", "",
-                            "no " + display(r.slot) + ".spark_save: only the companions below"});
-            primary = r.slot;
+            rows.push_back({display(r.group), "", "", "", "", "",
+                            "no " + display(r.save_file) + ": only the companions below"});
+            primary = r.group;
         }
         std::array<std::string, 7> row;
         switch (r.kind) {
-        case SlotRole::Kind::backup:
+        case NamedFile::Kind::backup:
             row[0] = "  .bak";
             break;
-        case SlotRole::Kind::temp:
+        case NamedFile::Kind::temp:
             row[0] = "  .tmp";
             break;
         default:
-            row[0] = display(r.slot);
+            row[0] = display(r.group);
         }
         if (fi.format) {
             row[1] = fi.format->name;
@@ -343,13 +268,15 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
         }
         std::string status = status_text(fi);
         switch (r.kind) {
-        case SlotRole::Kind::quicksave:
-            status += " (quicksave)";
+        case NamedFile::Kind::save:
+            if (r.role == "autosave")
+                status += fmt::format(" (autosave {})", r.index);
+            else if (r.role != "slot")
+                status += fmt::format(" ({})", r.role);
+            else if (!r.valid_name)
+                status += " (not a valid slot name: the engine cannot address it)";
             break;
-        case SlotRole::Kind::autosave:
-            status += fmt::format(" (autosave {})", r.autosave);
-            break;
-        case SlotRole::Kind::backup:
+        case NamedFile::Kind::backup:
             // formats/README.md §1.7: the engine falls back to the .bak with its own reader, which
             // refuses what it does not load (v1/v2: needs migration, 1.4).
             if (!fi.format)
@@ -362,14 +289,13 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
             else
                 status = "backup: valid, the engine can fall back to it";
             break;
-        case SlotRole::Kind::temp:
+        case NamedFile::Kind::temp:
             status = "stale temp file: a save was interrupted";
             break;
-        case SlotRole::Kind::slot:
-            if (!r.valid_name) status += " (not a valid slot name: the engine cannot address it)";
-            break;
-        case SlotRole::Kind::other:
-            status += " (not named <slot>.spark_save)";
+        case NamedFile::Kind::other:
+            // A save of a format with a save directory, not named as one of its saves.
+            if (fi.format && fi.format->directory)
+                status += " (not named " + std::string(fi.format->directory->pattern) + ")";
             break;
         }
         row[6] = status;
@@ -413,7 +339,7 @@ int run_info(const InfoOptions& o) {
             for (const auto& entry : list.files) {
                 const std::string& file = entry.path;
                 const fs::path named = path_from_utf8(file);
-                SlotRole role = role_of(path_to_utf8(named.filename()));
+                NamedFile role = named_file(path_to_utf8(named.filename()));
                 FileInfo fi = inspect(file, true);
                 if (fi.load_exit == k_exit_trouble) {
                     message(show_path(file), fi.load_error.message);
@@ -423,17 +349,19 @@ int run_info(const InfoOptions& o) {
                 // A stale .tmp is listed whatever it holds, and so is a file named as a save
                 // (`<slot>.spark_save`, its .bak: formats/README.md §1.7) that is none: the engine
                 // cannot read it. Other files only when they are saves.
-                if (!fi.format && role.kind != SlotRole::Kind::temp && !named_as_save(role)) {
+                const bool temp = role.kind == NamedFile::Kind::temp;
+                if (!fi.format && !temp && !named_as_save(role)) {
                     ++skipped;
                     continue;
                 }
-                if (role.kind != SlotRole::Kind::temp &&
-                    (!fi.format || fi.summary.findings.has_errors()))
-                    note(k_exit_finding);
+                if (!temp && (!fi.format || fi.summary.findings.has_errors())) note(k_exit_finding);
                 fi.role = role;
                 by_dir[path_to_utf8(named.parent_path())].push_back(std::move(fi));
             }
-            for (auto& [dir, files] : by_dir) order_slots(files);
+            for (auto& [dir, files] : by_dir)
+                std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+                    return listed_before(*a.role, *b.role);
+                });
             for (auto& [dir, files] : by_dir) {
                 for (const auto& fi : files) print_file(p, fi); // JSON: a record each
                 p.text([&](std::string& text) { text += directory_table(dir, files, p.color()); });

@@ -51,6 +51,11 @@ Result<Packed> from_json_to(std::string_view json,
 // The writer part by part (format.hpp Parts): bytes go to `emit` in blocks of about 1 MiB.
 std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)> emit);
 
+// The format's save directory (slot_names.cpp, formats/README.md §1.7): what a file's name makes
+// it there (format.hpp NamedFile), the rules list_slots applies too.
+NamedFile name_in_directory(std::string_view filename);
+extern const DirectoryModel k_directory;
+
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 

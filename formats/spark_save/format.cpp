@@ -20,6 +20,7 @@ const FormatInfo k_format = {
     .to_json = to_json,
     .from_json = from_json,
     .items = k_entities,
+    .directory = &k_directory,
     .stream = stream,
     .json_parts = json_parts,
     .part_writer = part_writer,

@@ -1,7 +1,7 @@
 // The names of a save directory's files (formats/README.md §1.7): which name is a slot's save, the
 // engine's backup of it, or its interrupted write; which slot names are valid, and their roles.
-// Built with every set of formats (the directory walk, lib/src/input.cpp, classifies files by
-// them).
+// The format's directory model (format.hpp DirectoryModel) is these rules, so the walk, `info DIR`
+// and list_slots classify a file alike.
 #include "api.hpp"
 #include "sparksave/save_file.hpp"
 #include "sparksave/version.hpp"
@@ -50,6 +50,49 @@ SlotRole slot_role(std::string_view slot, int* autosave_index) noexcept {
     if (autosave_index) *autosave_index = index;
     return SlotRole::autosave;
 }
+
+NamedFile name_in_directory(std::string_view name) {
+    NamedFile named;
+    std::string_view stem = name;
+    switch (slot_file_kind(name)) {
+    case SlotFile::other:
+        return named;
+    case SlotFile::primary:
+        named.kind = NamedFile::Kind::save;
+        break;
+    case SlotFile::backup:
+        named.kind = NamedFile::Kind::backup;
+        stem.remove_suffix(4); // ".bak"
+        break;
+    case SlotFile::temp:
+        named.kind = NamedFile::Kind::temp;
+        stem.remove_suffix(4); // ".tmp"
+        break;
+    }
+    named.save_file = std::string(stem);
+    stem.remove_suffix(std::string_view(".spark_save").size());
+    named.group = std::string(stem);
+    named.valid_name = is_valid_slot_name(stem);
+    // A companion is listed with its slot: the slot's role is the group's.
+    int index = -1;
+    switch (slot_role(stem, &index)) {
+    case SlotRole::user:
+        named.role = "slot";
+        break;
+    case SlotRole::quicksave:
+        named.role = "quicksave";
+        named.rank = 1;
+        break;
+    case SlotRole::autosave:
+        named.role = "autosave";
+        named.rank = 2;
+        named.index = static_cast<std::uint32_t>(index);
+        break;
+    }
+    return named;
+}
+
+const DirectoryModel k_directory = {.name = name_in_directory, .pattern = "<slot>.spark_save"};
 
 } // namespace spark_save
 SPARKSAVE_END_NAMESPACE

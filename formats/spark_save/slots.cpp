@@ -122,17 +122,13 @@ Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
     std::map<std::string, Files> slots;
     for (; it != fs::directory_iterator(); it.increment(ec)) {
         if (ec) break;
-        const std::string name = path_to_utf8(it->path().filename());
-        std::string_view stem = name;
-        const SlotFile kind = slot_file_kind(name); // 1.7, the one place of the rule
-        if (kind == SlotFile::other) continue;
-        if (kind != SlotFile::primary) stem.remove_suffix(4); // ".bak", ".tmp"
-        stem.remove_suffix(k_primary_suffix.size());
-        if (!is_valid_slot_name(stem)) continue;
-        Files& f = slots[std::string(stem)];
-        f.primary |= kind == SlotFile::primary;
-        f.backup |= kind == SlotFile::backup;
-        f.temp |= kind == SlotFile::temp;
+        // 1.7, the directory model `info DIR` and the walk use too (slot_names.cpp).
+        const NamedFile named = name_in_directory(path_to_utf8(it->path().filename()));
+        if (named.kind == NamedFile::Kind::other || !named.valid_name) continue;
+        Files& f = slots[named.group];
+        f.primary |= named.kind == NamedFile::Kind::save;
+        f.backup |= named.kind == NamedFile::Kind::backup;
+        f.temp |= named.kind == NamedFile::Kind::temp;
     }
     if (ec) return io_error_at(dir, "cannot list the save directory", ec.value());
     std::vector<SlotInfo> out;

@@ -3,6 +3,7 @@
 #include "sparksave/version.hpp"
 
 #include <stdexcept>
+#include <tuple>
 
 SPARKSAVE_BEGIN_NAMESPACE
 
@@ -52,6 +53,25 @@ std::string format_names() {
         out += f.name;
     }
     return out;
+}
+
+NamedFile named_file(std::string_view filename) {
+    for (const auto& f : format_table()) {
+        if (!f.directory) continue;
+        NamedFile named = f.directory->name(filename);
+        if (named.kind == NamedFile::Kind::other) continue;
+        return named;
+    }
+    NamedFile other;
+    other.group = std::string(filename);
+    other.role = "file";
+    other.rank = UINT32_MAX;
+    return other;
+}
+
+bool listed_before(const NamedFile& a, const NamedFile& b) noexcept {
+    auto key = [](const NamedFile& n) { return std::tie(n.rank, n.index, n.group, n.kind); };
+    return key(a) < key(b);
 }
 
 SPARKSAVE_END_NAMESPACE

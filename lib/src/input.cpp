@@ -1,8 +1,8 @@
 // Opening inputs once and walking directories.
 #include "sparksave/input.hpp"
 
+#include "sparksave/format.hpp"
 #include "sparksave/migrate.hpp"
-#include "sparksave/save_file.hpp"
 #include "sparksave/version.hpp"
 
 #include <algorithm>
@@ -46,11 +46,13 @@ std::size_t changes_reported() noexcept {
 
 namespace {
 
+// The engine's companions of a save, by the directory model of the format that names them
+// (format.hpp named_file).
 InputList::Role role_of(std::string_view name) {
-    switch (spark_save::slot_file_kind(name)) {
-    case spark_save::SlotFile::backup:
+    switch (named_file(name).kind) {
+    case NamedFile::Kind::backup:
         return InputList::Role::engine_backup;
-    case spark_save::SlotFile::temp:
+    case NamedFile::Kind::temp:
         return InputList::Role::engine_temp;
     default:
         return InputList::Role::save;

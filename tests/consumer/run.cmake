@@ -1,5 +1,5 @@
 # Installs sparksave into a scratch prefix, Release and Debug side by side, builds tests/consumer
-# against it in both configurations and runs it: main.cpp (the format registry), the
+# against it in both configurations and runs it: main.cpp (a save's metadata), the
 # engine-shaped SaveSystem's test (engine_consumer) and sparksave(3)'s EXAMPLE (man_example,
 # whose source must be the man page's example, character for character).
 #
@@ -107,7 +107,7 @@ foreach(config Release Debug)
 endforeach()
 
 # The installed headers on an older standard: one clear error (version.hpp), not a failure deep
-# inside a header; for the registry's headers (main.cpp) and for save_file.hpp (the SaveSystem).
+# inside a header; for every source of the consumer.
 foreach(source main.cpp save_system.cpp test_save_system.cpp example.cpp)
     execute_process(COMMAND ${CXX} -std=c++17 -fsyntax-only -I${prefix}/include
                             ${SOURCE_DIR}/${source}

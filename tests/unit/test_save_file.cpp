@@ -915,6 +915,65 @@ TEST_CASE("slot names and roles") {
     CHECK(ss::slot_role("quicksave") == ss::SlotRole::user);
 }
 
+TEST_CASE("the save directory model: one classification for the walk, info and list_slots") {
+    using Kind = NamedFile::Kind;
+    const NamedFile save = named_file("slot1.spark_save");
+    CHECK(save.kind == Kind::save);
+    CHECK(save.group == "slot1");
+    CHECK(save.save_file == "slot1.spark_save");
+    CHECK(save.role == "slot");
+    CHECK(save.valid_name);
+    const NamedFile bak = named_file("__autosave_3.spark_save.bak");
+    CHECK(bak.kind == Kind::backup);
+    CHECK(bak.group == "__autosave_3");
+    CHECK(bak.save_file == "__autosave_3.spark_save");
+    CHECK(bak.role == "autosave"); // a companion is listed with its slot
+    CHECK(bak.index == 3);
+    CHECK(named_file("__quicksave.spark_save.tmp").kind == Kind::temp);
+    CHECK_FALSE(named_file("a b.spark_save").valid_name);
+    const NamedFile other = named_file("world.gmsv");
+    CHECK(other.kind == Kind::other);
+    CHECK(other.group == "world.gmsv");
+    CHECK(other.role == "file");
+    // The walk marks the companions by the same model.
+    CHECK(ss::k_format.directory == &ss::k_directory);
+
+    // info's order: user slots by name (each save, its .bak, its .tmp), the quicksave, the
+    // autosaves by N (10 after 2), other files last.
+    std::vector<std::string> names = {"zeta.gmsv",
+                                      "__autosave_10.spark_save",
+                                      "b.spark_save.tmp",
+                                      "__quicksave.spark_save",
+                                      "__autosave_2.spark_save.bak",
+                                      "b.spark_save",
+                                      "a.spark_save",
+                                      "b.spark_save.bak",
+                                      "__autosave_2.spark_save"};
+    std::vector<NamedFile> files;
+    for (const auto& n : names) files.push_back(named_file(n));
+    std::stable_sort(files.begin(), files.end(), listed_before);
+    std::vector<std::string> order;
+    for (const auto& f : files)
+        order.push_back(f.kind == Kind::other ? f.group
+                                              : f.group + "/" + std::to_string(int(f.kind)));
+    CHECK(order == std::vector<std::string>{"a/1", "b/1", "b/2", "b/3", "__quicksave/1",
+                                            "__autosave_2/1", "__autosave_2/2", "__autosave_10/1",
+                                            "zeta.gmsv"});
+
+    // list_slots takes what the model names and the engine can address.
+    TempDir dir;
+    for (const char* n :
+         {"s1.spark_save.bak", "bad name.spark_save", "s2.spark_save.tmp", "notes.txt"})
+        test::write_bytes(dir.path / n, "x");
+    auto slots = ss::list_slots(dir.path);
+    REQUIRE(slots.has_value());
+    REQUIRE(slots->size() == 2);
+    CHECK((*slots)[0].slot == "s1");
+    CHECK((*slots)[0].has_backup);
+    CHECK((*slots)[1].slot == "s2");
+    CHECK((*slots)[1].stale_tmp);
+}
+
 TEST_CASE("write_slot and load_slot: tmp, backup of the last good primary, fallback") {
     TempDir dir;
     const fs::path primary = dir.path / "slot1.spark_save";

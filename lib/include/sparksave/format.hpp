@@ -102,6 +102,27 @@ struct Packed {
     std::vector<std::string> notes;
 };
 
+// What a file is in a directory of a format's saves, from its name alone, as the engine names
+// them (spark_save: formats/README.md §1.7, a slot's save and the engine's companions of it). One
+// model a format: the directory walk marks companions by it (input.hpp), `info DIR` groups and
+// orders by it, the engine's load menu (spark_save::list_slots) is built on it.
+struct NamedFile {
+    enum class Kind : std::uint8_t { other, save, backup, temp };
+    Kind kind = Kind::other;
+    std::string group;       // the slot a save or a companion belongs to (other: the file name)
+    std::string save_file;   // the name of the group's save ("slot1.spark_save"; other: empty)
+    std::string_view role;   // the group's role: "slot", "quicksave", "autosave" (other: "file")
+    std::uint32_t rank = 0;  // where the role is listed: the model's order of roles, others last
+    std::uint32_t index = 0; // the group's place within its role (an autosave's N)
+    bool valid_name = false; // the group's name is one the engine can address
+};
+
+// A format's save directory: its model of names, and the name of a save for people.
+struct DirectoryModel {
+    NamedFile (*name)(std::string_view filename);
+    std::string_view pattern; // "<slot>.spark_save"
+};
+
 struct FormatInfo {
     FormatId id;
     std::string_view name;  // the --input-format name
@@ -133,6 +154,9 @@ struct FormatInfo {
     // by parts holds one item a part; migration steps declared by parts (migrate.hpp) run over
     // it; `diff --stat` counts a change inside an item under the item's member it is in.
     std::string_view items = {};
+    // Optional (nullptr: the format has no save directory of its own): what a file's name makes
+    // it in a directory of the format's saves.
+    const DirectoryModel* directory = nullptr;
     // Optional (nullptr: the format is read whole): reading part by part (Parts), the JSON of
     // to_json part by part (`out` ends with the JSON's end after tail() or stopped()), and the
     // writer part by part (the bytes of write() go to `emit` in blocks; tail() ends the file,
@@ -157,5 +181,13 @@ const FormatInfo* detect_format(std::string_view head, bool signature_only = fal
 std::string_view format_name(FormatId id) noexcept;
 // "spark_save, text_archive, ..." for messages and --help.
 std::string format_names();
+
+// What a file is in a save directory, by the first format whose directory model names it; kind
+// other when none does.
+NamedFile named_file(std::string_view filename);
+// The order of a directory's listing (`info DIR`): the roles in their rank (user slots, the
+// quicksave, the autosaves by N, other files last), groups by name within a role, and each
+// group's save before its backup and its temp.
+bool listed_before(const NamedFile& a, const NamedFile& b) noexcept;
 
 SPARKSAVE_END_NAMESPACE

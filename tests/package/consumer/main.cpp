@@ -1,13 +1,7 @@
 // Uses an installed sparksave as an engine does, through sparksave/save_file.hpp only: the
 // metadata of a save, the whole save as a view, its upgrade to v4, a new save from plain data,
-// and a refusal. Prints one line per step; tests/package/run.cmake checks them. Where the
-// install has the format table (a static build), it prints the formats the library holds.
+// and a refusal. Prints one line per step; tests/package/run.cmake checks them.
 #include <sparksave/save_file.hpp>
-
-#if __has_include(<sparksave/format.hpp>)
-#include <sparksave/format.hpp>
-#define PACKAGE_CONSUMER_HAS_TABLE 1
-#endif
 
 #include <cstdio>
 #include <fstream>
@@ -65,8 +59,5 @@ int main(int argc, char** argv) {
                 std::string(sparksave::code_name(refused.error().code)).c_str(),
                 refused.error().path.c_str());
 
-#ifdef PACKAGE_CONSUMER_HAS_TABLE
-    std::printf("formats: %s\n", sparksave::format_names().c_str());
-#endif
     return 0;
 }
