@@ -4,6 +4,7 @@
 #include "sparksave/column.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/json_out.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
@@ -98,18 +99,6 @@ void column_text(const Document& doc, NodeId id, int depth, const PrintOptions& 
     }
 }
 
-// A column as a JSON array of its values; bytes that are no column as base64.
-void column_json(const Document& doc, NodeId id, std::string& out) {
-    const ColumnType t = column_type(doc, id);
-    if (t.valid()) {
-        append_column_json(out, t, doc.value(id));
-        return;
-    }
-    out += "{\"base64\": \"";
-    out += base64_encode(doc.value(id));
-    out += "\"}";
-}
-
 void text_node(const Document& doc, NodeId id, int depth, std::string_view label_prefix,
                const PrintOptions& o, std::string& out) {
     const Node& n = doc.node(id);
@@ -162,80 +151,74 @@ void text_node(const Document& doc, NodeId id, int depth, std::string_view label
     }
 }
 
-void json_node(const Document& doc, NodeId id, std::string& out, int depth);
+// The generic JSON of a subtree, in both shapes print.hpp describes, through the one JSON writer:
+// block (print_json_subtree: a member a line, objects as JSON objects unless a name repeats) or
+// compact (print_json_compact: one line, objects always as [name, value] pairs).
+enum class Shape { block, compact };
 
-void json_children_object(const Document& doc, NodeId id, std::string& out, int depth) {
-    std::unordered_set<std::string_view> names;
-    bool repeated = false;
-    for (NodeId c : doc.children(id))
-        if (!names.insert(doc.name(c)).second) repeated = true;
-    if (doc.node(id).first_child == k_no_node) {
-        out += repeated ? "[]" : "{}";
-        return;
-    }
-    out += repeated ? "[\n" : "{\n";
-    bool first = true;
-    for (NodeId c : doc.children(id)) {
-        if (!first) out += ",\n";
-        first = false;
-        indent(out, depth + 1);
-        if (repeated) out += '[';
-        if (repeated || is_valid_utf8(doc.name(c)))
-            repeated ? append_json_bytes(out, doc.name(c)) : append_json_string(out, doc.name(c));
-        else
-            append_json_string(out, display(doc.name(c))); // an object key must be a string
-        out += repeated ? ", " : ": ";
-        json_node(doc, c, out, depth + 1);
-        if (repeated) out += ']';
-    }
-    out += '\n';
-    indent(out, depth);
-    out += repeated ? ']' : '}';
-}
-
-void json_node(const Document& doc, NodeId id, std::string& out, int depth) {
+void json_value(JsonWriter& w, const Document& doc, NodeId id, Shape shape) {
     const Node& n = doc.node(id);
+    const auto layout =
+        shape == Shape::block ? JsonWriter::Layout::block : JsonWriter::Layout::inline_;
     switch (n.kind) {
     case NodeKind::scalar:
-        append_json_bytes(out, doc.value(id));
+        w.bytes(doc.value(id));
         return;
     case NodeKind::column:
-        column_json(doc, id, out);
-        return;
+        if (const ColumnType t = column_type(doc, id); t.valid()) {
+            append_column_json(w.raw_value(), t, doc.value(id));
+            return;
+        }
+        [[fallthrough]]; // bytes that are no column: as base64
     case NodeKind::bytes:
-        out += "{\"base64\": \"";
-        out += base64_encode(doc.value(id));
-        out += "\"}";
+        w.begin_object();
+        w.key("base64").string(base64_encode(doc.value(id)));
+        w.end_object();
         return;
-    case NodeKind::object:
-        json_children_object(doc, id, out, depth);
+    case NodeKind::object: {
+        bool pairs = shape == Shape::compact;
+        std::unordered_set<std::string_view> names;
+        for (NodeId c : doc.children(id))
+            if (!pairs && !names.insert(doc.name(c)).second) pairs = true;
+        if (pairs) {
+            w.begin_array(layout);
+            for (NodeId c : doc.children(id)) {
+                w.begin_array();
+                w.bytes(doc.name(c));
+                json_value(w, doc, c, shape);
+                w.end_array();
+            }
+            w.end_array();
+            return;
+        }
+        w.begin_object(layout);
+        for (NodeId c : doc.children(id)) {
+            const std::string_view name = doc.name(c);
+            if (is_valid_utf8(name))
+                w.key(name);
+            else
+                w.key(display(name)); // an object key must be a string
+            json_value(w, doc, c, shape);
+        }
+        w.end_object();
         return;
+    }
     case NodeKind::list:
         break;
     }
-    if (n.first_child == k_no_node) {
-        out += "[]";
-        return;
-    }
-    out += "[\n";
-    bool first = true;
+    w.begin_array(layout);
     for (NodeId c : doc.children(id)) {
-        if (!first) out += ",\n";
-        first = false;
-        indent(out, depth + 1);
-        if (!doc.name(c).empty()) {
-            out += "{\"name\": ";
-            append_json_bytes(out, doc.name(c));
-            out += ", \"value\": ";
-            json_node(doc, c, out, depth + 1);
-            out += '}';
-        } else {
-            json_node(doc, c, out, depth + 1);
+        if (doc.name(c).empty()) {
+            json_value(w, doc, c, shape);
+            continue;
         }
+        w.begin_object();
+        w.key("name").bytes(doc.name(c));
+        w.key("value");
+        json_value(w, doc, c, shape);
+        w.end_object();
     }
-    out += '\n';
-    indent(out, depth);
-    out += ']';
+    w.end_array();
 }
 
 } // namespace
@@ -254,69 +237,15 @@ void print_text(const Document& doc, NodeId node, std::string_view label,
 }
 
 void print_json_subtree(const Document& doc, NodeId node, std::string& out) {
-    json_node(doc, node, out, 0);
+    JsonWriter w(out);
+    json_value(w, doc, node, Shape::block);
     out += '\n';
 }
 
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
-
-namespace {
-
-void compact_node(const Document& doc, NodeId id, std::string& out) {
-    const Node& n = doc.node(id);
-    switch (n.kind) {
-    case NodeKind::scalar:
-        append_json_bytes(out, doc.value(id));
-        return;
-    case NodeKind::column:
-        column_json(doc, id, out);
-        return;
-    case NodeKind::bytes:
-        out += "{\"base64\": \"";
-        out += base64_encode(doc.value(id));
-        out += "\"}";
-        return;
-    case NodeKind::object:
-    case NodeKind::list:
-        break;
-    }
-    // Objects as arrays of [name, value] pairs (names may repeat); lists as arrays, named items
-    // as {"name": ..., "value": ...}: the same shapes as print_json_subtree, on one line.
-    out += '[';
-    bool first = true;
-    for (NodeId c : doc.children(id)) {
-        if (!first) out += ", ";
-        first = false;
-        if (n.kind == NodeKind::object) {
-            out += '[';
-            append_json_bytes(out, doc.name(c));
-            out += ", ";
-            compact_node(doc, c, out);
-            out += ']';
-        } else if (!doc.name(c).empty()) {
-            out += "{\"name\": ";
-            append_json_bytes(out, doc.name(c));
-            out += ", \"value\": ";
-            compact_node(doc, c, out);
-            out += '}';
-        } else {
-            compact_node(doc, c, out);
-        }
-    }
-    out += ']';
-}
-
-} // namespace
-
 void print_json_compact(const Document& doc, NodeId node, std::string& out) {
-    compact_node(doc, node, out);
+    JsonWriter w(out);
+    json_value(w, doc, node, Shape::compact);
 }
-
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
 
 TextParts::TextParts(const PrintOptions& options, std::string& out)
     : options_(options), out_(out) {}

@@ -48,13 +48,14 @@ class TextParts final : public Parts {
     std::string& out_;
 };
 
-// Appends the subtree of `node` as JSON: objects as JSON objects (arrays of [name, value] pairs
-// when names repeat), lists as arrays (named items as {"name": ..., "value": ...}), strings
-// as JSON strings or {"base64": ...}. Not the lossless format of `dump --json` for a whole file.
+// Appends the subtree of `node` as JSON, a member a line: objects as JSON objects (arrays of
+// [name, value] pairs when names repeat), lists as arrays (named items as {"name": ...,
+// "value": ...}), scalars as JSON strings or {"base64": ...}, columns as arrays of their values.
+// Not the lossless format of `dump --json` for a whole file.
 void print_json_subtree(const Document& doc, NodeId node, std::string& out);
 
-// The subtree of `node` as JSON on one line (diff's "old" and "new"): objects as arrays of
-// [name, value] pairs, lists as arrays, scalars as strings or {"base64": ...}.
+// The subtree of `node` as JSON on one line (diff's "old" and "new"): the same shapes, except that
+// objects are always arrays of [name, value] pairs.
 void print_json_compact(const Document& doc, NodeId node, std::string& out);
 
 SPARKSAVE_END_NAMESPACE
