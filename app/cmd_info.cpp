@@ -125,9 +125,8 @@ bool named_as_save(const NamedFile& r) {
 
 // Why a file named as a save is none, for people.
 std::string unreadable_text(const FileInfo& fi) {
-    const std::string& m = fi.load_error.message;
     return "not a readable save (" +
-           (fi.empty ? std::string("an empty file") : m.substr(0, m.find(" ("))) + ")";
+           (fi.empty ? std::string("an empty file") : std::string(fi.load_error.rule())) + ")";
 }
 
 std::string status_text(const FileInfo& fi) {
@@ -227,12 +226,64 @@ void print_file(Printer& p, const FileInfo& fi) {
         p.line(fmt::format("... and {} more findings", s.findings.dropped()));
 }
 
+// A row's STATUS: its text, and its colour: a failure when the engine cannot use the file
+// (invalid, unreadable, not addressable, a backup it cannot fall back to, an interrupted write, a
+// slot with no save), a warning when the file is valid but the engine does not load it as it is
+// (it needs migration), else ok.
+struct Status {
+    std::string text;
+    Style style = Style::ok;
+};
+
+Status table_status(const FileInfo& fi) {
+    const NamedFile& r = *fi.role;
+    const bool valid = fi.format && !fi.summary.findings.has_errors();
+    Status st{status_text(fi), !valid                     ? Style::fail
+                               : !fi.summary.engine_loads ? Style::warning
+                                                          : Style::ok};
+    if (r.kind == NamedFile::Kind::backup && st.style == Style::warning) st.style = Style::fail;
+    switch (r.kind) {
+    case NamedFile::Kind::save:
+        if (r.role == "autosave") {
+            st.text += fmt::format(" (autosave {})", r.index);
+        } else if (r.role != "slot") {
+            st.text += fmt::format(" ({})", r.role);
+        } else if (!r.valid_name) {
+            st.text += " (not a valid slot name: the engine cannot address it)";
+            st.style = Style::fail;
+        }
+        break;
+    case NamedFile::Kind::backup:
+        // formats/README.md §1.7: the engine falls back to the .bak with its own reader, which
+        // refuses what it does not load (v1/v2: needs migration, 1.4).
+        if (!fi.format)
+            st.text = "backup: " + st.text + ": the engine cannot fall back to it";
+        else if (fi.summary.findings.has_errors())
+            st.text = "backup: INVALID, the engine cannot fall back to it";
+        else if (!fi.summary.engine_loads)
+            st.text = "backup: valid, but the engine cannot fall back to it (" +
+                      fi.summary.engine_verdict + ")";
+        else
+            st.text = "backup: valid, the engine can fall back to it";
+        break;
+    case NamedFile::Kind::temp:
+        st = {"stale temp file: a save was interrupted", Style::fail};
+        break;
+    case NamedFile::Kind::other:
+        // A save of a format with a save directory, not named as one of its saves.
+        if (fi.format && fi.format->directory)
+            st.text += " (not named " + std::string(fi.format->directory->pattern) + ")";
+        break;
+    }
+    return st;
+}
+
 // One directory's saves as a table (already in slot order).
 std::string directory_table(const std::string& dir, const std::vector<FileInfo>& files,
                             bool color) {
-
-    std::vector<std::array<std::string, 7>> rows;
-    rows.push_back({"SLOT", "FORMAT", "VER", "SAVE NAME", "TIME", "SIZE", "STATUS"});
+    using Row = std::array<std::string, 6>;
+    std::vector<std::pair<Row, Status>> rows;
+    rows.push_back({{"SLOT", "FORMAT", "VER", "SAVE NAME", "TIME", "SIZE"}, {"STATUS"}});
     std::optional<std::string> primary; // the slot of the last primary row
     for (const auto& fi : files) {
         const NamedFile& r = *fi.role;
@@ -241,21 +292,15 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
         } else if (primary != r.group) {
             // A .bak or .tmp whose save is not there: its slot gets a row of its own, so it is
             // not read as a companion of the slot above it.
-            rows.push_back({display(r.group), "", "", "", "", "",
-                            "no " + display(r.save_file) + ": only the companions below"});
+            rows.push_back(
+                {{display(r.group)},
+                 {"no " + display(r.save_file) + ": only the companions below", Style::fail}});
             primary = r.group;
         }
-        std::array<std::string, 7> row;
-        switch (r.kind) {
-        case NamedFile::Kind::backup:
-            row[0] = "  .bak";
-            break;
-        case NamedFile::Kind::temp:
-            row[0] = "  .tmp";
-            break;
-        default:
-            row[0] = display(r.group);
-        }
+        Row row;
+        row[0] = r.kind == NamedFile::Kind::backup ? "  .bak"
+                 : r.kind == NamedFile::Kind::temp ? "  .tmp"
+                                                   : display(r.group);
         if (fi.format) {
             row[1] = fi.format->name;
             row[2] = fi.summary.version_known ? std::to_string(fi.summary.version) : "?";
@@ -266,57 +311,19 @@ std::string directory_table(const std::string& dir, const std::vector<FileInfo>&
             if (auto f = field(fi.summary.metadata, "timestamp")) row[4] = f->text;
             row[5] = std::to_string(fi.summary.size);
         }
-        std::string status = status_text(fi);
-        switch (r.kind) {
-        case NamedFile::Kind::save:
-            if (r.role == "autosave")
-                status += fmt::format(" (autosave {})", r.index);
-            else if (r.role != "slot")
-                status += fmt::format(" ({})", r.role);
-            else if (!r.valid_name)
-                status += " (not a valid slot name: the engine cannot address it)";
-            break;
-        case NamedFile::Kind::backup:
-            // formats/README.md §1.7: the engine falls back to the .bak with its own reader, which
-            // refuses what it does not load (v1/v2: needs migration, 1.4).
-            if (!fi.format)
-                status = "backup: " + status + ": the engine cannot fall back to it";
-            else if (fi.summary.findings.has_errors())
-                status = "backup: INVALID, the engine cannot fall back to it";
-            else if (!fi.summary.engine_loads)
-                status = "backup: valid, but the engine cannot fall back to it (" +
-                         fi.summary.engine_verdict + ")";
-            else
-                status = "backup: valid, the engine can fall back to it";
-            break;
-        case NamedFile::Kind::temp:
-            status = "stale temp file: a save was interrupted";
-            break;
-        case NamedFile::Kind::other:
-            // A save of a format with a save directory, not named as one of its saves.
-            if (fi.format && fi.format->directory)
-                status += " (not named " + std::string(fi.format->directory->pattern) + ")";
-            break;
-        }
-        row[6] = status;
-        rows.push_back(std::move(row));
+        rows.emplace_back(std::move(row), table_status(fi));
     }
-    std::array<std::size_t, 7> width{};
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < 6; ++c) width[c] = std::max(width[c], row[c].size());
+    std::array<std::size_t, 6> widths{};
+    for (const auto& [row, status] : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
     std::string t = show_path(dir) + ":\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& row = rows[i];
-        std::string line = "  ";
-        for (std::size_t c = 0; c < 6; ++c)
-            line += fmt::format(fmt::runtime(c == 5 ? "{:>{}}  " : "{:<{}}  "), row[c], width[c]);
-        std::string status = row[6];
-        if (i > 0 && color) {
-            bool bad = status.find("INVALID") != std::string::npos || status.starts_with("stale") ||
-                       status.find("cannot") != std::string::npos || status.starts_with("no ");
-            status = paint(bad ? Style::fail : Style::ok, status, true);
-        }
-        t += line + status + "\n";
+        const auto& [row, status] = rows[i];
+        t += "  ";
+        for (std::size_t c = 0; c < row.size(); ++c)
+            t += fmt::format(fmt::runtime(c == 5 ? "{:>{}}  " : "{:<{}}  "), row[c], widths[c]);
+        t += i > 0 ? paint(status.style, status.text, color) : status.text;
+        t += '\n';
     }
     return t;
 }

@@ -19,9 +19,14 @@ Result<Input> open_input(const std::string& path, const FormatInfo* forced, bool
     auto opened = read_input(
         path_from_utf8(path), k_detect_bytes, [&](std::string_view head) -> Result<std::uint64_t> {
             if (!format) format = detect_format(head, walked);
-            if (!format)
-                return make_error(ErrorCode::unknown_format,
-                                  "not a save file of any known format (" + format_names() + ")");
+            if (!format) {
+                // The rule, then the formats known (for a table row, the rule alone: rule()).
+                constexpr std::string_view rule = "not a save file of any known format";
+                Error e = make_error(ErrorCode::unknown_format,
+                                     std::string(rule) + " (" + format_names() + ")");
+                e.rule_end = static_cast<std::uint32_t>(rule.size());
+                return e;
+            }
             return format->max_file_size;
         });
     if (!opened) return std::move(opened).error();
