@@ -2,6 +2,7 @@
 // its own cmd_<name>.cpp.
 #include "commands.hpp"
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/file_io.hpp"
 #include "sparksave/version.hpp"
@@ -202,12 +203,10 @@ int main(int argc, char** argv) {
     app.allow_windows_style_options(false);
     app.fallthrough();
     app.footer("Run `sparksave COMMAND -h` for a command's options, `man sparksave` for more.\n"
-               "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble.");
+               "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble\n"
+               "(bad usage, said on stderr with the command's help; a path that cannot be read or\n"
+               "written).");
     add_global_options(app);
-    app.failure_message([](const CLI::App*, const CLI::Error& e) {
-        return "sparksave: " + std::string(e.what()) +
-               "\nRun `sparksave --help` for more information.\n";
-    });
 
     int exit_code = k_exit_ok;
     setup_info(app, exit_code);
@@ -217,20 +216,20 @@ int main(int argc, char** argv) {
     setup_diff(app, exit_code);
     setup_pack(app, exit_code);
 
-    if (auto unknown = unknown_command(app, argc, argv)) {
-        message(*unknown);
-        return k_exit_trouble;
-    }
+    if (auto unknown = unknown_command(app, argc, argv)) return report_program_usage(*unknown);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        // Help, --version and usage errors go out as every other output (common.hpp out, err).
+        // Usage errors: usage.hpp. Help and --version go out as every other output (common.hpp).
+        if (e.get_exit_code() != 0) return report_parse_error(app, e);
         std::ostringstream help, usage;
-        int code = app.exit(e, help, usage);
+        app.exit(e, help, usage);
         out(help.str());
         out_flush();
         err(usage.str());
-        return code == 0 ? k_exit_ok : k_exit_trouble;
+        return k_exit_ok;
+    } catch (const UsageError& e) {
+        return report_usage(app, e);
     } catch (const std::bad_alloc&) {
         message("out of memory");
         return k_exit_trouble;
