@@ -180,7 +180,7 @@ int run_pack(const PackOptions& o) {
         });
         // The system refused a write of OUT: trouble naming OUT, not the JSON.
         if (write_error) {
-            message(show_path(o.output), write_error->message); // "cannot write: ..."
+            message("cannot write " + show_path(o.output) + ": " + write_error->message);
             return k_exit_trouble;
         }
         if (!packed) {
