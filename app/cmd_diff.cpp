@@ -313,7 +313,8 @@ void setup_diff(CLI::App& app, int& exit_code) {
         "position.\n"
         "Values that are both numbers compare as numbers (a text archive string compares as "
         "text).\n"
-        "Exit status: 0 no difference, 1 differences, 2 an input cannot be read or parsed.");
+        "Exit status: 0 no difference, 1 differences, 2 bad usage or an input that cannot be read "
+        "or parsed.");
     cmd->callback([o, &exit_code] { exit_code = run_diff(*o); });
 }
 

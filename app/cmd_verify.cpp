@@ -186,7 +186,8 @@ void setup_verify(CLI::App& app, int& exit_code) {
     cmd->add_flag("-q,--quiet", o->quiet, "Print failing files only");
     cmd->add_flag("--strict", o->strict, "Warnings fail a file too");
     add_jobs_option(*cmd, o->jobs, "Files checked in parallel (default: one per core)");
-    cmd->footer("Exit status: 0 every file is OK, 1 a file is not, 2 a path cannot be read.");
+    cmd->footer("Exit status: 0 every file is OK, 1 a file is not, 2 bad usage or a path that "
+                "cannot be read.");
     cmd->callback([o, &exit_code] { exit_code = run_verify(*o); });
 }
 
