@@ -166,6 +166,7 @@ class Utf8Arguments {
 #endif // _WIN32
 
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
+// After an unknown option (`--colour never verify`) the parse says what was meant (usage.hpp).
 std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string_view arg = argv[i];
@@ -173,7 +174,10 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
             ++i; // the option's value
             continue;
         }
-        if (arg.starts_with("-")) continue;
+        if (arg.starts_with("--color=") || arg.starts_with("--input-format=") || arg == "-h" ||
+            arg == "--help" || arg == "--version")
+            continue;
+        if (arg.starts_with("-")) return std::nullopt;
         std::string names;
         for (const CLI::App* sub : app.get_subcommands({})) {
             if (sub->get_name() == arg) return std::nullopt;

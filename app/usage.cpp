@@ -12,6 +12,7 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
+#include <utility>
 
 namespace sparksave::app {
 
@@ -46,21 +47,22 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return d[a.size()][b.size()];
 }
 
-// The long option of `apps` nearest to `typed` (dashes left out), when it is close: one edit
-// for a name of up to 6 letters, two for a longer one; none for a name of 1-2 letters.
-std::optional<std::string> nearest_option(std::string_view typed,
-                                          const std::vector<const CLI::App*>& apps) {
+// The long option of `apps` nearest to `typed` (dashes left out), and the App it belongs to,
+// when it is close: one edit for a name of up to 6 letters, two for a longer one; none for a
+// name of 1-2 letters.
+std::optional<std::pair<std::string, const CLI::App*>>
+nearest_option(std::string_view typed, const std::vector<const CLI::App*>& apps) {
     while (typed.starts_with('-')) typed.remove_prefix(1);
     if (typed.size() < 3) return std::nullopt;
     const std::size_t close = typed.size() <= 6 ? 1 : 2;
-    std::optional<std::string> best;
+    std::optional<std::pair<std::string, const CLI::App*>> best;
     std::size_t best_distance = close + 1;
     for (const CLI::App* app : apps)
         for (const CLI::Option* opt : app->get_options())
             for (const auto& name : opt->get_lnames())
                 if (const std::size_t d = edit_distance(typed, name); d < best_distance) {
                     best_distance = d;
-                    best = "--" + name;
+                    best.emplace("--" + name, app);
                 }
     return best;
 }
@@ -101,9 +103,9 @@ Said unknown_argument(const CLI::App& app, const CLI::App& cmd, const std::strin
                            std::filesystem::exists(path_from_utf8(arg), ec);
     const auto nearest =
         file_like ? std::nullopt : nearest_option(name, std::vector<const CLI::App*>{&cmd, &app});
-    if (nearest)
-        text += "; did you mean " + *nearest + "?";
-    else if (file_like)
+    if (nearest) // an option of every command (--color) has the program's help
+        return {text + "; did you mean " + nearest->first + "?", nearest->second};
+    if (file_like)
         text += fmt::format("; a file whose name starts with '-' is written ./{}, or after --",
                             show_path(arg));
     return {text, &cmd};
