@@ -3,6 +3,7 @@
 // into `dump --select` and `--ignore`.
 #include "commands.hpp"
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/diff.hpp"
 #include "sparksave/escape.hpp"
@@ -11,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include <cmath>
 #include <map>
 
 namespace sparksave::app {
@@ -210,21 +210,16 @@ class Report {
 constexpr std::uint64_t k_stream_threshold = 2u << 20;
 
 int run_diff(const DiffOptionsCli& o) {
-    if (o.a == "-" && o.b == "-") {
-        message("diff: A and B cannot both be - (standard input is one stream, read once): give "
-                "one of them as a file");
-        return k_exit_trouble;
-    }
+    if (o.a == "-" && o.b == "-")
+        usage_error("A and B cannot both be - (standard input is one stream, read once): give one "
+                    "of them as a file");
     DiffOptions options;
     options.epsilon = o.epsilon;
     options.order = o.order;
     options.derived = o.derived;
     for (const auto& pattern : o.ignore) {
         auto p = NodePath::parse(pattern);
-        if (!p) {
-            message("--ignore: " + p.error().message);
-            return k_exit_trouble;
-        }
+        if (!p) usage_error("--ignore: " + p.error().message);
         options.ignore.push_back(std::move(*p));
     }
     std::vector<Input> inputs;
@@ -282,6 +277,7 @@ int run_diff(const DiffOptionsCli& o) {
         }
     }
     report.finish();
+    record_status(report.empty() ? k_exit_ok : k_exit_finding); // for a closed pipe (common.hpp)
     out(output);
     out_flush();
     return report.empty() ? k_exit_ok : k_exit_finding;
@@ -298,18 +294,9 @@ void setup_diff(CLI::App& app, int& exit_code) {
     cmd->add_flag("--json", o->json,
                   "An array of {\"op\": add|remove|change|order, \"path\", \"old\", \"new\"}");
     cmd->add_flag("--stat", o->stat, "Counts by kind and by component type instead of each change");
-    cmd->add_option("--epsilon", o->epsilon,
-                    "Numbers that differ by at most E are equal (default 0; a finite number >= 0)")
-        ->check(CLI::Validator(
-            [](std::string& text) -> std::string {
-                // NonNegativeNumber lets nan through (every comparison with it is false), and
-                // inf would make every two numbers equal.
-                double e = 0;
-                if (!CLI::detail::lexical_cast(text, e) || !std::isfinite(e) || e < 0)
-                    return "expected a finite number of at least 0, found " + display(text, true);
-                return {};
-            },
-            "E >= 0"));
+    finite_non_negative(cmd->add_option(
+        "--epsilon", o->epsilon,
+        "Numbers that differ by at most E are equal (default 0; a finite number >= 0)"));
     cmd->add_option(
         "--ignore", o->ignore,
         "Leave out changes at or under PATH; * matches one step, ** any number (repeatable)");
@@ -326,7 +313,8 @@ void setup_diff(CLI::App& app, int& exit_code) {
         "position.\n"
         "Values that are both numbers compare as numbers (a text archive string compares as "
         "text).\n"
-        "Exit status: 0 no difference, 1 differences, 2 an input cannot be read or parsed.");
+        "Exit status: 0 no difference, 1 differences, 2 bad usage or an input that cannot be read "
+        "or parsed.");
     cmd->callback([o, &exit_code] { exit_code = run_diff(*o); });
 }
 

@@ -2,6 +2,7 @@
 // file, as a text tree for people or as lossless JSON that keeps every byte of the file.
 #include "commands.hpp"
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/column.hpp"
 #include "sparksave/node_path.hpp"
@@ -112,17 +113,12 @@ class StreamedDump final : public Parts {
 };
 
 int run_dump(const DumpOptions& o) {
-    if (o.json && o.offsets) {
-        message("--offsets shows offsets in the text tree; it cannot be combined with --json");
-        return k_exit_trouble;
-    }
+    if (o.json && o.offsets)
+        usage_error("--offsets shows offsets in the text tree; it cannot be combined with --json");
     std::optional<NodePath> select;
     if (!o.select.empty()) {
         auto parsed = NodePath::parse(o.select);
-        if (!parsed) {
-            message(parsed.error().message);
-            return k_exit_trouble;
-        }
+        if (!parsed) usage_error("--select: " + parsed.error().message);
         select = std::move(*parsed);
     }
     Loaded loaded = load_input(o.file);

@@ -410,8 +410,8 @@ void setup_info(CLI::App& app, int& exit_code) {
     cmd->add_option("PATH", o->paths, "Save files or save directories; - reads standard input")
         ->required();
     cmd->add_flag("--json", o->json, "One JSON object per file (JSON Lines)");
-    cmd->footer("Exit status: 0 every save is valid, 1 a save is invalid or not a save, 2 a path "
-                "cannot be read.");
+    cmd->footer("Exit status: 0 every save is valid, 1 a save is invalid or not a save, 2 bad "
+                "usage or a path that cannot be read.");
     cmd->callback([o, &exit_code] { exit_code = run_info(*o); });
 }
 

@@ -5,6 +5,7 @@
 // were.
 #include "commands.hpp"
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/file_io.hpp"
 #include "sparksave/migrate.hpp"
@@ -12,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -95,28 +97,28 @@ void print_outcome(Printer& p, const std::string& path, const FileOutcome& o,
     for (const auto& n : o.notes) p.line("note: " + n.describe());
 }
 
-int run_migrate(const MigrateOptions& o) {
-    if (o.list) return list_steps();
+// Usage errors (usage.hpp), said before any file is read.
+void check_usage(const MigrateOptions& o) {
     const int modes =
         int(o.batch.in_place) + int(!o.batch.output.empty()) + int(!o.batch.output_dir.empty());
-    auto usage = [](const std::string& text) {
-        message(text);
-        return k_exit_trouble;
-    };
-    if (o.paths.empty())
-        return usage("migrate: give the files or directories to migrate (or --list)");
-    if (o.batch.dry_run && o.batch.check)
-        return usage("migrate: --dry-run and --check cannot be combined");
-    if (modes > 1)
-        return usage("migrate: choose one output mode: --in-place, -o FILE or --output-dir DIR");
+    if (o.paths.empty()) usage_error("give the files or directories to migrate (or --list)");
+    if (o.batch.dry_run && o.batch.check) usage_error("--dry-run and --check cannot be combined");
+    if (modes > 1) usage_error("choose one output mode: --in-place, -o FILE or --output-dir DIR");
     if (modes == 0 && !o.batch.dry_run && !o.batch.check)
-        return usage("migrate: choose an output mode: --in-place, -o FILE or --output-dir DIR (or "
-                     "--dry-run, --check)");
-    if (o.batch.backup && !o.batch.in_place) return usage("migrate: --backup goes with --in-place");
+        usage_error("choose an output mode: --in-place, -o FILE or --output-dir DIR (or "
+                    "--dry-run, --check)");
+    if (o.batch.backup && !o.batch.in_place) usage_error("--backup goes with --in-place");
+    if (o.batch.in_place && std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end())
+        usage_error("--in-place cannot replace standard input (-): use -o FILE or -o - for "
+                    "standard input");
+}
 
+int run_migrate(const MigrateOptions& o) {
+    if (o.list) return list_steps();
+    check_usage(o);
     FileList list = collect_files(o.paths);
     if (!o.batch.output.empty() && (list.files.size() != 1 || list.files[0].from_directory))
-        return usage("migrate: -o FILE takes exactly one input file; use --output-dir for several");
+        usage_error("-o FILE takes exactly one input file; use --output-dir for several");
     const bool to_stdout = o.batch.output == "-";
     BatchOptions batch = o.batch;
     batch.forced = forced_format();
@@ -222,9 +224,12 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<MigrateOptions>();
     CLI::App* cmd = app.add_subcommand(
         "migrate", "Bring saves up to the version the current engine loads, safely");
-    cmd->add_flag("--list", o->list, "List the migration steps of every format and exit");
-    cmd->add_option("--to", o->batch.to,
-                    "Target version (default: the newest of each file's format); no downgrades");
+    CLI::Option* list = cmd->add_flag("--list", o->list,
+                                      "List the migration steps of every format and exit (alone)");
+    whole_number(cmd->add_option("--to", o->batch.to,
+                                 "Target version (default: the newest of each file's format); no "
+                                 "downgrades"),
+                 "a version number", 1, UINT32_MAX, "versions start at 1");
     cmd->add_flag("--in-place", o->batch.in_place,
                   "Replace each file (keeps its permission bits; a symbolic link stays a link)");
     cmd->add_flag("--backup", o->batch.backup,
@@ -244,8 +249,7 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     cmd->add_flag("--strict", o->batch.strict,
                   "Refuse a file the migration would repair instead (a spark-kv line dropped, a "
                   "repeated key collapsed)");
-    cmd->add_option("-j,--jobs", o->jobs, "Files migrated in parallel (default: one per core)")
-        ->check(jobs_check());
+    add_jobs_option(*cmd, o->jobs, "Files migrated in parallel (default: one per core)");
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
     cmd->footer("Each output is written to a temporary file beside its destination, flushed, read "
                 "back and verified,\n"
@@ -254,7 +258,10 @@ void setup_migrate(CLI::App& app, int& exit_code) {
                 "Exit status: 0 nothing failed, 1 a file could not be migrated (or, with --check, "
                 "needs migration),\n"
                 "2 bad usage or a path that cannot be read or written.");
-    cmd->callback([o, &exit_code] { exit_code = run_migrate(*o); });
+    cmd->callback([o, cmd, list, &exit_code] {
+        check_alone(*cmd, *list);
+        exit_code = run_migrate(*o);
+    });
 }
 
 } // namespace sparksave::app

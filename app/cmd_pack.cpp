@@ -4,6 +4,7 @@
 // version. Writing is atomic.
 #include "commands.hpp"
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
@@ -62,15 +63,14 @@ int run_pack(const PackOptions& o) {
 #else
     const bool terminal = ::isatty(STDOUT_FILENO) == 1;
 #endif
-    if (to_stdout && terminal) {
-        message("pack: refusing to write a binary save to a terminal; use -o FILE or redirect the "
-                "output");
-        return k_exit_trouble;
-    }
+    if (to_stdout && terminal)
+        usage_error("refusing to write a binary save to a terminal; use -o FILE or redirect the "
+                    "output");
     // A dump is a JSON object: anything else (`pack /dev/zero`) is refused on its first block,
-    // before an endless stream is read.
+    // before an endless stream is read. Never mapped (file_io.hpp): the JSON is walked twice.
     auto opened = read_input(
-        path_from_utf8(o.json), k_detect_bytes, [](std::string_view head) -> Result<std::uint64_t> {
+        path_from_utf8(o.json), k_detect_bytes,
+        [](std::string_view head) -> Result<std::uint64_t> {
             const std::size_t first = head.find_first_not_of(" \t\r\n");
             if (first == std::string_view::npos && head.size() < k_detect_bytes) return k_max_json;
             if (first == std::string_view::npos || head[first] != '{') {
@@ -85,7 +85,8 @@ int run_pack(const PackOptions& o) {
                 return e;
             }
             return k_max_json;
-        });
+        },
+        false);
     if (!opened) {
         const Error& e = opened.error();
         message(show_path(o.json), e.code == ErrorCode::bad_json ? e.describe() : e.message);
@@ -179,7 +180,7 @@ int run_pack(const PackOptions& o) {
         });
         // The system refused a write of OUT: trouble naming OUT, not the JSON.
         if (write_error) {
-            message(show_path(o.output), "cannot write: " + write_error->message);
+            message("cannot write " + show_path(o.output) + ": " + write_error->message);
             return k_exit_trouble;
         }
         if (!packed) {

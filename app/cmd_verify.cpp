@@ -185,9 +185,9 @@ void setup_verify(CLI::App& app, int& exit_code) {
         "One JSON object per file (JSON Lines): path, format, version, ok, checksum, findings");
     cmd->add_flag("-q,--quiet", o->quiet, "Print failing files only");
     cmd->add_flag("--strict", o->strict, "Warnings fail a file too");
-    cmd->add_option("-j,--jobs", o->jobs, "Files checked in parallel (default: one per core)")
-        ->check(jobs_check());
-    cmd->footer("Exit status: 0 every file is OK, 1 a file is not, 2 a path cannot be read.");
+    add_jobs_option(*cmd, o->jobs, "Files checked in parallel (default: one per core)");
+    cmd->footer("Exit status: 0 every file is OK, 1 a file is not, 2 bad usage or a path that "
+                "cannot be read.");
     cmd->callback([o, &exit_code] { exit_code = run_verify(*o); });
 }
 

@@ -1,5 +1,6 @@
 // Shared plumbing of the subcommands.
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
@@ -45,14 +46,23 @@ GlobalOptions& globals() {
 void add_global_options(CLI::App& app) {
     std::vector<std::string> names;
     for (const auto& f : format_table()) names.emplace_back(f.name);
-    app.add_option("--color", globals().color,
-                   "Colour output: auto (on a terminal, unless NO_COLOR is set), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}))
+    one_of(app.add_option("--color", globals().color,
+                          "Colour output: auto (on a terminal, unless NO_COLOR is set), always, "
+                          "never"),
+           {"auto", "always", "never"})
         ->default_str("auto");
-    app.add_option("--input-format", globals().input_format,
-                   "Read inputs as this format instead of detecting it from their content: " +
-                       format_names())
-        ->check(CLI::IsMember(names));
+    one_of(app.add_option("--input-format", globals().input_format,
+                          "Read inputs as this format instead of detecting it from their "
+                          "content: " +
+                              format_names()),
+           names);
+}
+
+CLI::Option* add_jobs_option(CLI::App& cmd, unsigned& jobs, const std::string& help) {
+    return whole_number(
+        cmd.add_option("-j,--jobs", jobs, help),
+        fmt::format("a number of threads (0 = one per core, at most {})", k_max_jobs), 0,
+        k_max_jobs, {}, fmt::format("0 (one per core) to {}", k_max_jobs));
 }
 
 const FormatInfo* forced_format() {

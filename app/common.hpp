@@ -104,15 +104,11 @@ class Progress {
     bool shown_ = false;
 };
 
-// --jobs of verify and migrate (one rule for both): 0, the default, is one worker per core;
+// -j/--jobs of verify and migrate (one rule for both): 0, the default, is one worker per core;
 // at most k_max_jobs (far beyond any gain: the work is reading files, and each worker holds
-// one file's buffers). jobs_check() is the option's check, named so --help shows the rule.
+// one file's buffers). Anything else is a usage error (usage.hpp); --help shows the rule.
 inline constexpr unsigned k_max_jobs = 1024;
-inline CLI::Validator jobs_check() {
-    CLI::Validator range = CLI::Range(0u, k_max_jobs);
-    range.description("0 (one per core) to " + std::to_string(k_max_jobs));
-    return range;
-}
+CLI::Option* add_jobs_option(CLI::App& cmd, unsigned& jobs, const std::string& help);
 
 // Runs `work(i)` for i in [0, count) on `jobs` threads (0: one per core) and calls `done(i)`
 // on the calling thread in index order as results become ready.

@@ -2,6 +2,7 @@
 // its own cmd_<name>.cpp.
 #include "commands.hpp"
 #include "common.hpp"
+#include "usage.hpp"
 
 #include "sparksave/file_io.hpp"
 #include "sparksave/version.hpp"
@@ -165,6 +166,7 @@ class Utf8Arguments {
 #endif // _WIN32
 
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
+// After an unknown option (`--colour never verify`) the parse says what was meant (usage.hpp).
 std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         std::string_view arg = argv[i];
@@ -172,7 +174,10 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
             ++i; // the option's value
             continue;
         }
-        if (arg.starts_with("-")) continue;
+        if (arg.starts_with("--color=") || arg.starts_with("--input-format=") || arg == "-h" ||
+            arg == "--help" || arg == "--version")
+            continue;
+        if (arg.starts_with("-")) return std::nullopt;
         std::string names;
         for (const CLI::App* sub : app.get_subcommands({})) {
             if (sub->get_name() == arg) return std::nullopt;
@@ -202,12 +207,10 @@ int main(int argc, char** argv) {
     app.allow_windows_style_options(false);
     app.fallthrough();
     app.footer("Run `sparksave COMMAND -h` for a command's options, `man sparksave` for more.\n"
-               "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble.");
+               "Exit status: 0 success, 1 a finding (invalid file, difference, ...), 2 trouble\n"
+               "(bad usage, said on stderr with the command's help; a path that cannot be read or\n"
+               "written).");
     add_global_options(app);
-    app.failure_message([](const CLI::App*, const CLI::Error& e) {
-        return "sparksave: " + std::string(e.what()) +
-               "\nRun `sparksave --help` for more information.\n";
-    });
 
     int exit_code = k_exit_ok;
     setup_info(app, exit_code);
@@ -217,20 +220,20 @@ int main(int argc, char** argv) {
     setup_diff(app, exit_code);
     setup_pack(app, exit_code);
 
-    if (auto unknown = unknown_command(app, argc, argv)) {
-        message(*unknown);
-        return k_exit_trouble;
-    }
+    if (auto unknown = unknown_command(app, argc, argv)) return report_program_usage(*unknown);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        // Help, --version and usage errors go out as every other output (common.hpp out, err).
+        // Usage errors: usage.hpp. Help and --version go out as every other output (common.hpp).
+        if (e.get_exit_code() != 0) return report_parse_error(app, e);
         std::ostringstream help, usage;
-        int code = app.exit(e, help, usage);
+        app.exit(e, help, usage);
         out(help.str());
         out_flush();
         err(usage.str());
-        return code == 0 ? k_exit_ok : k_exit_trouble;
+        return k_exit_ok;
+    } catch (const UsageError& e) {
+        return report_usage(app, e);
     } catch (const std::bad_alloc&) {
         message("out of memory");
         return k_exit_trouble;

@@ -116,7 +116,7 @@ read_stream(os::Native fd, std::size_t head_bytes,
 
 Result<OpenedFile>
 read_input(const fs::path& path, std::size_t head_bytes,
-           const std::function<Result<std::uint64_t>(std::string_view)>& limit_of) {
+           const std::function<Result<std::uint64_t>(std::string_view)>& limit_of, bool may_map) {
     OpenedFile out;
     os::File owned;
     os::Native fd = os::standard_input();
@@ -160,7 +160,7 @@ read_input(const fs::path& path, std::size_t head_bytes,
         // Large files are mapped, not copied: on this kind of machine a read() of 240 MB costs a
         // second of copying and page faults, a populated mapping a tenth of that
         // (bench/README.md).
-        out.source = os::map_input(fd, static_cast<std::size_t>(size));
+        if (may_map) out.source = os::map_input(fd, static_cast<std::size_t>(size));
         if (!out.source) {
             auto whole = read_exactly(fd, static_cast<std::size_t>(size));
             if (!whole) return whole.error();

@@ -1318,6 +1318,138 @@ def item10_truncated_while_read():
         s.close()
 
 
+def wait_for_open(pid, path, timeout=20):
+    """Waits until process PID holds PATH open; False when it ended or never did."""
+    fd_dir = "/proc/%d/fd" % pid
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:
+            return False
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                if os.readlink(os.path.join(fd_dir, fd)) == path:
+                    return True
+    return False
+
+
+def big_dump(s):
+    """The JSON of `dump --json` of the ~10 MiB v1 save (~30 MB, mapped if pack mapped it) and the
+    bytes `pack` builds from it."""
+    save = write(s.path("src", "big.spark_save"), FIX.bytes("big"))
+    r = run(["dump", "--json", save])
+    expect_rc(r, 0, "dump --json of the big save")
+    ref = s.path("src", "ref.spark_save")
+    json_path = write(s.path("src", "big.json"), r.outb)
+    expect_rc(run(["pack", "-o", ref, json_path]), 0, "pack of the whole dump")
+    return r.outb, read(ref)
+
+
+@case
+def item20_pack_truncated_while_read():
+    """`pack -o OUT IN.json` while another program truncates IN.json (~30 MB, to 1 MiB or 4 KiB at
+    a random moment): never SIGSEGV/SIGBUS; exit 2 with "the file changed while it was read" (or
+    1 "not valid JSON" when the cut came before pack opened it, or 0 with exactly the bytes of
+    the whole dump when it came after the read); OUT untouched on failure (absent, or an older
+    OUT kept byte for byte); no temporary file. --tries N tries (the issue's bar: 100)."""
+    s = Scratch("pack-truncate")
+    try:
+        dump, packed = big_dump(s)
+        d = s.path("work")
+        src = write(os.path.join(d, "in.json"), dump)
+        out = os.path.join(d, "out.spark_save")
+        t0 = time.monotonic()
+        expect_rc(run(["pack", "-o", out, src]), 0, "calibration")
+        duration = time.monotonic() - t0
+        counts = {}
+        for i in range(ARGS.tries):
+            shutil.rmtree(d)
+            write(os.path.join(d, "in.json"), dump)
+            old = b"an older OUT, kept\n" if i % 3 == 2 else None
+            if old is not None:
+                write(out, old)
+            p = Proc([BINARY, "pack", "-o", out, src])
+            # Three cuts in four as soon as pack holds IN.json open (its read, a few ms), the
+            # fourth at any moment (a mapped JSON was read all along).
+            if i % 4 < 3 and wait_for_open(p.pid, src):
+                time.sleep(random.uniform(0.0, 0.004))
+            else:
+                time.sleep(random.uniform(0.0, 1.2) * duration)
+            os.truncate(src, 1 << 20 if i % 2 else 4096)
+            r = p.wait(120)
+            what = "try %d" % (i + 1)
+            no_crash(r, what)
+            check(r.rc in (0, 1, 2), "%s: %s" % (what, r.describe()))
+            counts[r.rc] = counts.get(r.rc, 0) + 1
+            if r.rc == 2:
+                check(MSG_CHANGED_READ in r.err, "%s: exit 2 without %r: %s" %
+                      (what, MSG_CHANGED_READ, r.describe()))
+            if r.rc == 1:
+                check("not valid JSON" in r.err, "%s: exit 1 but not a JSON error: %s" %
+                      (what, r.describe()))
+            if r.rc == 0:
+                check(read(out) == packed, "%s: exit 0 but OUT is not the pack of the whole dump"
+                      % what)
+            elif old is not None:
+                check(read(out) == old, "%s: the older OUT changed: %s" % (what, r.describe()))
+            else:
+                check(not os.path.exists(out), "%s: an OUT was left: %s" % (what, r.describe()))
+            check_no_temp(d, what)
+        log("pack exit statuses over %d tries: %s" % (ARGS.tries, counts))
+    finally:
+        s.close()
+
+
+@case
+def item20_pack_disk_full():
+    """`pack -o OUT` onto a full tmpfs: exit 2 naming OUT (a write failure), not 1 naming the
+    JSON; no temporary file, OUT absent or an older OUT untouched. A ~30 MB dump of a big save
+    (written as it is built) with the JSON outside and on the full tmpfs, and a text archive
+    dump (built in memory, then written)."""
+    s = Scratch("pack-diskfull")
+    try:
+        dump, packed = big_dump(s)
+        outside = s.path("src", "big.json")
+        ta = s.path("src", "ta.json")
+        r = run(["dump", "--json", os.path.join(TESTDATA, "text_archive", "valid",
+                                                  "every-type.sz")])
+        expect_rc(r, 0, "dump --json of a text archive")
+        write(ta, r.outb)
+        for json_inside in (False, True):
+            for old in (None, b"an older OUT, kept\n"):
+                with tmpfs(s, "mnt", "size=64m") as mnt:
+                    src = write(os.path.join(mnt, "in.json"), dump) if json_inside else outside
+                    out = os.path.join(mnt, "out.spark_save")
+                    if old is not None:
+                        write(out, old)
+                    fill_to(mnt, len(packed) // 2)
+                    before = snapshot(mnt)
+                    r = run(["pack", "-o", out, src])
+                    what = "pack, JSON %s the full tmpfs%s" % (
+                        "on" if json_inside else "off", ", an older OUT" if old else "")
+                    expect_rc(r, 2, what)
+                    check(out + ":" in r.err or "cannot write " + out in r.err,
+                          "%s: the message does not name OUT: %s" % (what, r.describe()))
+                    check(src + ":" not in r.err, "%s: the message names the JSON: %s" %
+                          (what, r.describe()))
+                    check_no_temp(mnt, what)
+                    check(snapshot(mnt) == before, "%s: the tmpfs changed" % what)
+        with tmpfs(s, "mnt2", "size=1m") as mnt:
+            write(os.path.join(mnt, "fill"), b"\0" * ((1 << 20) - 4096))
+            fill_to(mnt, 0)
+            out = os.path.join(mnt, "out.sz")
+            before = snapshot(mnt)
+            r = run(["pack", "-o", out, ta])
+            expect_rc(r, 2, "pack of a text archive onto a full tmpfs")
+            check(out in r.err and ta + ":" not in r.err,
+                  "text archive: the message does not name OUT alone: %s" % r.describe())
+            check_no_temp(mnt, "text archive")
+            check(snapshot(mnt) == before, "text archive: the tmpfs changed")
+    finally:
+        s.close()
+
+
 @case
 def item03_file_changed_during_in_place():
     """Another process appends to or replaces (write + rename, as the engine saves) a ~20 MiB save

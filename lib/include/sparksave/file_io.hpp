@@ -47,9 +47,14 @@ struct OpenedFile {
 // while it was read" when its size or time changed under the read), too_large, or what
 // `limit_of` returned. A regular file of 1 MiB or more is mapped into memory rather than
 // copied; if another program truncates it while it is mapped, see handle_mapping_fault.
+// `may_map` false: read into memory whatever its size, for a reader that walks the bytes more
+// than once and trusts what its first walk checked (pack's JSON): a truncation under a mapping
+// would turn checked text into zeros between the walks; a truncation under the read is "the
+// file changed while it was read".
 Result<OpenedFile>
 read_input(const std::filesystem::path& path, std::size_t head_bytes,
-           const std::function<Result<std::uint64_t>(std::string_view head)>& limit_of);
+           const std::function<Result<std::uint64_t>(std::string_view head)>& limit_of,
+           bool may_map = true);
 
 // read_input with a fixed limit of `max_bytes`.
 Result<std::shared_ptr<const Source>> read_file(const std::filesystem::path& path,
