@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <map>
 
 namespace fs = std::filesystem;
 
@@ -43,35 +42,19 @@ bool companion(const NamedFile& n) {
     return n.kind == NamedFile::Kind::backup || n.kind == NamedFile::Kind::temp;
 }
 
-struct FileInfo {
+// A file's summary (common.hpp Checked), with what info adds.
+struct FileInfo : Checked {
     std::string path;
-    const FormatInfo* format = nullptr;
-    Summary summary;
-    Error load_error;
-    int load_exit = k_exit_ok;
-    bool empty = false; // the file has no bytes
-    std::optional<NamedFile>
-        role; // set when found in a directory: what its name makes it (format.hpp named_file)
+    bool empty = false;            // not read: the file has no bytes
+    std::optional<NamedFile> role; // found in a directory: what its name makes it (named_file)
 };
 
 FileInfo inspect(const std::string& path, bool walked = false) {
-    FileInfo fi;
-    fi.path = path;
-    Loaded loaded = load_input(path, walked);
-    if (!loaded.input) {
-        fi.load_error = loaded.error;
-        fi.load_exit = loaded.exit_code;
+    FileInfo fi{check_input(path, walked), path, false, std::nullopt};
+    if (!fi.format && fi.exit_code != k_exit_trouble) {
         std::error_code ec;
         const fs::path named = path_from_utf8(path);
         fi.empty = path != "-" && fs::is_regular_file(named, ec) && fs::file_size(named, ec) == 0;
-        return fi;
-    }
-    fi.format = loaded.input->format;
-    fi.summary = fi.format->summarize(loaded.input->source->view());
-    if (auto changed = changed_while_read(*loaded.input)) {
-        fi.format = nullptr;
-        fi.load_error = *changed;
-        fi.load_exit = k_exit_trouble;
     }
     return fi;
 }
@@ -126,14 +109,14 @@ bool named_as_save(const NamedFile& r) {
 // Why a file named as a save is none, for people.
 std::string unreadable_text(const FileInfo& fi) {
     return "not a readable save (" +
-           (fi.empty ? std::string("an empty file") : std::string(fi.load_error.rule())) + ")";
+           (fi.empty ? std::string("an empty file") : std::string(fi.error.rule())) + ")";
 }
 
 std::string status_text(const FileInfo& fi) {
     if (!fi.format) {
         // A file named as a save that is none (empty, another magic): the engine cannot read it.
         if (fi.role && named_as_save(*fi.role)) return "INVALID: " + unreadable_text(fi);
-        return fi.load_error.message;
+        return fi.error.message;
     }
     const Summary& s = fi.summary;
     if (s.findings.has_errors()) {
@@ -173,7 +156,7 @@ void print_file(Printer& p, const FileInfo& fi) {
             p.boolean("engineLoads", false);
             p.string("engine", "cannot read it: " + unreadable_text(fi));
         }
-        p.string("error", fi.load_error.message);
+        p.string("error", fi.error.message);
         return;
     }
     const Summary& s = fi.summary;
@@ -336,44 +319,41 @@ int run_info(const InfoOptions& o) {
     for (const auto& path : o.paths) {
         std::error_code ec;
         if (path != "-" && fs::is_directory(path_from_utf8(path), ec)) {
-            // Group the files by their directory.
-            std::map<std::string, std::vector<FileInfo>> by_dir;
             // The walk every command shares (sparksave/input.hpp): its rules, and a directory
             // that cannot be read reported while the rest is still listed.
             FileList list = collect_files({path});
             if (!list.problems.empty()) note(k_exit_trouble);
-            std::size_t skipped = 0;
-            for (const auto& entry : list.files) {
-                const std::string& file = entry.path;
-                const fs::path named = path_from_utf8(file);
-                NamedFile role = named_file(path_to_utf8(named.filename()));
-                FileInfo fi = inspect(file, true);
-                if (fi.load_exit == k_exit_trouble) {
-                    message(show_path(file), fi.load_error.message);
-                    note(k_exit_trouble);
-                    continue;
+            std::size_t skipped = 0, listed = 0;
+            for (const auto& dir : by_directory(list)) {
+                std::vector<FileInfo> files;
+                for (const auto& [entry, role] : dir.files) {
+                    FileInfo fi = inspect(entry->path, true);
+                    if (fi.exit_code == k_exit_trouble) {
+                        message(show_path(entry->path), fi.error.message);
+                        note(k_exit_trouble);
+                        continue;
+                    }
+                    // A stale .tmp is listed whatever it holds, and so is a file named as a save
+                    // (`<slot>.spark_save`, its .bak: formats/README.md §1.7) that is none: the
+                    // engine cannot read it. Other files only when they are saves.
+                    const bool temp = role.kind == NamedFile::Kind::temp;
+                    if (!fi.format && !temp && !named_as_save(role)) {
+                        ++skipped;
+                        continue;
+                    }
+                    if (!temp && (!fi.format || fi.summary.findings.has_errors()))
+                        note(k_exit_finding);
+                    fi.role = role;
+                    files.push_back(std::move(fi));
                 }
-                // A stale .tmp is listed whatever it holds, and so is a file named as a save
-                // (`<slot>.spark_save`, its .bak: formats/README.md §1.7) that is none: the engine
-                // cannot read it. Other files only when they are saves.
-                const bool temp = role.kind == NamedFile::Kind::temp;
-                if (!fi.format && !temp && !named_as_save(role)) {
-                    ++skipped;
-                    continue;
-                }
-                if (!temp && (!fi.format || fi.summary.findings.has_errors())) note(k_exit_finding);
-                fi.role = role;
-                by_dir[path_to_utf8(named.parent_path())].push_back(std::move(fi));
-            }
-            for (auto& [dir, files] : by_dir)
-                std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
-                    return listed_before(*a.role, *b.role);
-                });
-            for (auto& [dir, files] : by_dir) {
+                if (files.empty()) continue;
+                listed += files.size();
                 for (const auto& fi : files) print_file(p, fi); // JSON: a record each
-                p.text([&](std::string& text) { text += directory_table(dir, files, p.color()); });
+                p.text([&](std::string& text) {
+                    text += directory_table(dir.path, files, p.color());
+                });
             }
-            if (by_dir.empty() && list.stale_temps.empty())
+            if (!listed && list.stale_temps.empty())
                 p.line(fmt::format("{}: no saves", show_path(path)));
             for (const auto& temp : list.stale_temps) print_stale_temp(p, temp);
             if (skipped)
@@ -388,8 +368,8 @@ int run_info(const InfoOptions& o) {
         }
         FileInfo fi = inspect(path);
         if (!fi.format) {
-            message(show_path(path), fi.load_error.message);
-            note(fi.load_exit);
+            message(show_path(path), fi.error.message);
+            note(fi.exit_code);
             print_file(p, fi); // JSON only: text has the message
             continue;
         }

@@ -106,30 +106,14 @@ int run_verify(const VerifyOptions& o) {
             r.path = list.files[i].path;
             r.role = list.files[i].role;
             const bool walked = list.files[i].from_directory;
-            try {
-                Loaded loaded = load_input(r.path, walked);
-                if (!loaded.input) {
-                    r.skipped = skipped_in_walk(loaded, walked);
-                    r.load_error = loaded.error;
-                    r.unreadable = loaded.exit_code == k_exit_trouble;
-                    return;
-                }
-                r.format = loaded.input->format;
-                r.summary = r.format->summarize(loaded.input->source->view());
-                if (auto changed = changed_while_read(*loaded.input)) {
-                    r.load_error = *changed;
-                    r.unreadable = true;
-                    return;
-                }
-                r.ok = !r.summary.findings.has_errors() &&
-                       !(o.strict && r.summary.findings.warning_count() > 0);
-            } catch (const std::bad_alloc&) {
-                // This file fails alone; the others go on.
-                r = FileResult{};
-                r.path = list.files[i].path;
-                r.load_error = make_error(ErrorCode::io_error, "out of memory");
-                r.unreadable = true;
-            }
+            Checked c = check_input(r.path, walked);
+            r.skipped = c.skipped;
+            r.unreadable = c.exit_code == k_exit_trouble;
+            r.load_error = std::move(c.error);
+            r.format = c.format;
+            r.summary = std::move(c.summary);
+            r.ok = r.format && !r.summary.findings.has_errors() &&
+                   !(o.strict && r.summary.findings.warning_count() > 0);
         },
         [&](std::size_t i) {
             FileResult& r = results[i];

@@ -318,6 +318,33 @@ Loaded load_input(const std::string& path, bool walked) {
     return result;
 }
 
+Checked check_input(const std::string& path, bool walked) {
+    Checked c;
+    try {
+        Loaded loaded = load_input(path, walked);
+        if (!loaded.input) {
+            c.skipped = skipped_in_walk(loaded, walked);
+            c.error = std::move(loaded.error);
+            c.exit_code = loaded.exit_code;
+            return c;
+        }
+        c.summary = loaded.input->format->summarize(loaded.input->source->view());
+        if (auto changed = changed_while_read(*loaded.input)) {
+            c.summary = Summary{};
+            c.error = *changed;
+            c.exit_code = k_exit_trouble;
+            return c;
+        }
+        c.format = loaded.input->format;
+    } catch (const std::bad_alloc&) {
+        // This file fails alone; the others go on.
+        c = Checked{};
+        c.error = make_error(ErrorCode::io_error, "out of memory");
+        c.exit_code = k_exit_trouble;
+    }
+    return c;
+}
+
 bool unreported_changes() {
     return mapping_faults() > changes_reported();
 }

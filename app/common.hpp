@@ -74,6 +74,19 @@ Loaded load_input(const std::string& path, bool walked = false);
 // True when `loaded` failed only because a file found in a walk is of no known format: skipped
 // and counted, not an error.
 bool skipped_in_walk(const Loaded& loaded, bool walked);
+// A file read and checked without building a tree (FormatInfo::summarize): what verify and info
+// show of it. `format` is nullptr when it was not read: `error` says why and `exit_code` what it
+// earns (k_exit_trouble: unreadable, changed while read, out of memory; k_exit_finding: not a
+// save of a known format, or too large); `skipped` when that is a file of no known format met in
+// a walk, which is counted, not an error.
+struct Checked {
+    const FormatInfo* format = nullptr;
+    Summary summary;
+    Error error;
+    int exit_code = k_exit_ok;
+    bool skipped = false;
+};
+Checked check_input(const std::string& path, bool walked = false);
 // True when an input was cut short while it was read and no command reported it through
 // changed_while_read (main() then reports it and exits 2).
 bool unreported_changes();

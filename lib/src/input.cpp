@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <utility>
 
 namespace fs = std::filesystem;
@@ -117,6 +118,23 @@ InputList collect_inputs(const std::vector<std::string>& paths) {
             walk_directory(named, path, list);
     }
     return list;
+}
+
+std::vector<DirectoryFiles> by_directory(const InputList& list) {
+    std::map<std::string, std::vector<std::pair<const InputList::Entry*, NamedFile>>> dirs;
+    for (const auto& entry : list.files) {
+        const fs::path p = path_from_utf8(entry.path);
+        dirs[path_to_utf8(p.parent_path())].emplace_back(&entry,
+                                                         named_file(path_to_utf8(p.filename())));
+    }
+    std::vector<DirectoryFiles> out;
+    for (auto& [path, files] : dirs) {
+        std::stable_sort(files.begin(), files.end(), [](const auto& a, const auto& b) {
+            return listed_before(a.second, b.second);
+        });
+        out.push_back({path, std::move(files)});
+    }
+    return out;
 }
 
 SPARKSAVE_END_NAMESPACE

@@ -66,4 +66,13 @@ struct InputList {
 };
 InputList collect_inputs(const std::vector<std::string>& paths);
 
+// A walk's files by directory, for a listing of save directories (`info DIR`): the directories in
+// order of their path, each one's files with what their names make them (format.hpp named_file),
+// in listing order (listed_before).
+struct DirectoryFiles {
+    std::string path;
+    std::vector<std::pair<const InputList::Entry*, NamedFile>> files;
+};
+std::vector<DirectoryFiles> by_directory(const InputList& list);
+
 SPARKSAVE_END_NAMESPACE
