@@ -12,8 +12,6 @@
 
 #include <fmt/format.h>
 
-#include <map>
-
 namespace sparksave::app {
 
 namespace {
@@ -53,12 +51,6 @@ std::string show_value(const Document& doc, NodeId id, bool with_tag = false) {
     return tag + display(doc.value(id), quoted);
 }
 
-// Whether a change is one of tag (a text archive's class or type name changed).
-bool tag_changed(const Change& c) {
-    return c.old_node != k_no_node && c.new_node != k_no_node &&
-           c.old_doc->tag(c.old_node) != c.new_doc->tag(c.new_node);
-}
-
 std::string child_names(const Document& doc, NodeId id) {
     std::string out;
     std::size_t i = 0;
@@ -73,34 +65,19 @@ std::string child_names(const Document& doc, NodeId id) {
     return out;
 }
 
-// The group a change counts under in --stat: inside an item of the format's main list
-// (FormatInfo::items; a spark_save entity), the item's member it is in (the component type);
-// an item itself, the list; else the first step.
-std::string stat_group(const Change& c, std::string_view items) {
-    const auto& s = c.path.steps;
-    const bool in_items = !items.empty() && !s.empty() && s[0].text == items;
-    if (in_items && s.size() >= 3 && s[2].kind == PathStep::Kind::name) return display(s[2].text);
-    if (in_items && s.size() == 2) return std::string(items);
-    NodePath first;
-    if (!s.empty()) first.steps.push_back(s[0]);
-    return first.str();
-}
-
 // Renders changes as they come: each change a record (text lines, the --json array), or the
 // --stat counts, one record at the end.
 class Report {
   public:
     Report(Printer& p, const DiffOptionsCli& o, std::string_view items)
-        : p_(p), o_(o), items_(items) {}
+        : p_(p), o_(o), stat_(items) {}
 
     void add(const Change& c) {
-        ++count_;
-        if (o_.stat) {
-            ++groups_[stat_group(c, items_)][static_cast<std::size_t>(c.op)];
-            ++totals_[static_cast<std::size_t>(c.op)];
-        } else {
+        if (o_.stat)
+            stat_.add(c);
+        else
             change(c);
-        }
+        ++count_;
     }
 
     void finish() {
@@ -110,7 +87,7 @@ class Report {
     bool empty() const noexcept { return count_ == 0; }
 
   private:
-    void counts(const std::array<std::size_t, 4>& n) {
+    void counts(const DiffStat::Counts& n) {
         p_.number("added", n[0]);
         p_.number("removed", n[1]);
         p_.number("changed", n[2]);
@@ -119,26 +96,26 @@ class Report {
 
     void stat() {
         auto record = p_.record();
-        counts(totals_);
+        counts(stat_.totals());
         {
             auto groups = p_.object("groups");
-            for (const auto& [group, n] : groups_) {
+            for (const auto& [group, n] : stat_.groups()) {
                 auto object = p_.object(group);
                 counts(n);
             }
         }
-        auto line = [](const std::array<std::size_t, 4>& n) {
+        auto line = [](const DiffStat::Counts& n) {
             std::string s = fmt::format("{} added, {} removed, {} changed", n[0], n[1], n[2]);
             if (n[3]) s += fmt::format(", {} reordered", n[3]);
             return s;
         };
         p_.text([&](std::string& text) {
             std::size_t width = 0;
-            for (const auto& [group, n] : groups_) width = std::max(width, group.size());
-            for (const auto& [group, n] : groups_)
+            for (const auto& [group, n] : stat_.groups()) width = std::max(width, group.size());
+            for (const auto& [group, n] : stat_.groups())
                 text += fmt::format("{:<{}}  {}\n", group, width, line(n));
             text += fmt::format("{} {}: {}\n", count_, count_ == 1 ? "difference" : "differences",
-                                line(totals_));
+                                line(stat_.totals()));
         });
     }
 
@@ -200,10 +177,8 @@ class Report {
 
     Printer& p_;
     const DiffOptionsCli& o_;
-    std::string_view items_;
+    DiffStat stat_;
     std::size_t count_ = 0;
-    std::map<std::string, std::array<std::size_t, 4>> groups_;
-    std::array<std::size_t, 4> totals_{};
 };
 
 // Files at least this large (together) are compared part by part when their format allows.

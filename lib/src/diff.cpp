@@ -3,6 +3,7 @@
 
 #include "sparksave/alongside.hpp"
 #include "sparksave/column.hpp"
+#include "sparksave/escape.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/version.hpp"
 
@@ -637,6 +638,30 @@ Result<void> diff(const Document& a, const Document& b, const DiffOptions& optio
                               std::string(format_name(b.format())));
     Differ(a, b, options, emit).run();
     return {};
+}
+
+bool tag_changed(const Change& c) noexcept {
+    return c.old_node != k_no_node && c.new_node != k_no_node &&
+           c.old_doc->tag(c.old_node) != c.new_doc->tag(c.new_node);
+}
+
+void DiffStat::add(const Change& c) {
+    ++count_;
+    const auto& s = c.path.steps;
+    const bool in_items = !items_.empty() && !s.empty() && s[0].text == items_;
+    std::string group;
+    if (in_items && s.size() >= 3 && s[2].kind == PathStep::Kind::name) {
+        group = display(s[2].text);
+    } else if (in_items && s.size() == 2) {
+        group = items_;
+    } else {
+        NodePath first;
+        if (!s.empty()) first.steps.push_back(s[0]);
+        group = first.str();
+    }
+    const auto op = static_cast<std::size_t>(c.op);
+    ++groups_[group][op];
+    ++totals_[op];
 }
 
 SPARKSAVE_END_NAMESPACE

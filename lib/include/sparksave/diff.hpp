@@ -14,7 +14,9 @@
 #include "sparksave/format.hpp"
 #include "sparksave/node_path.hpp"
 
+#include <array>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,30 @@ struct Change {
 };
 
 std::string_view op_name(Change::Op op) noexcept; // "add", "remove", "change", "order"
+
+// Whether a change is one of tag: both nodes there, their tags (a text archive's class or type
+// name) differ.
+bool tag_changed(const Change& c) noexcept;
+
+// `diff --stat`: the changes counted by operation (Change::Op order: added, removed, changed,
+// reordered), in all and by group. The group of a change inside an item of the format's main
+// list (FormatInfo::items; a spark_save entity) is the item's member it is in (the component
+// type); of an item itself, the list; else the path's first step.
+class DiffStat {
+  public:
+    using Counts = std::array<std::size_t, 4>;
+    explicit DiffStat(std::string_view items) : items_(items) {}
+    void add(const Change& c);
+    std::size_t count() const noexcept { return count_; }
+    const Counts& totals() const noexcept { return totals_; }
+    const std::map<std::string, Counts>& groups() const noexcept { return groups_; }
+
+  private:
+    std::string items_;
+    std::size_t count_ = 0;
+    Counts totals_{};
+    std::map<std::string, Counts> groups_;
+};
 
 // Calls `emit` for every difference from `a` to `b`, in document order. Refuses documents of
 // different formats.
