@@ -51,6 +51,12 @@ Result<Packed> from_json_to(std::string_view json,
 // The writer part by part (format.hpp Parts): bytes go to `emit` in blocks of about 1 MiB.
 std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)> emit);
 
+// The verdict of SaveView::parse(bytes, Accept::any_version) and the file's version, building no
+// views (save_file.cpp; the slots' check of a whole file, slots.cpp): the whole-file CRC-32 first
+// (a v4 file whose trailer fails, or a damaged version field, stops there), then one pass of the
+// reader over the structure with every rule of the file's version.
+Result<std::uint32_t> check_save(std::string_view bytes);
+
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 

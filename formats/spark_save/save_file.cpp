@@ -341,7 +341,37 @@ std::size_t first_block(std::size_t file_size, std::size_t min_size, std::size_t
     return std::min({file_size / min_size, file_size / typical + 16, std::size_t{1} << 20});
 }
 
+// What a whole file's read says (a ViewSink's or a HeadSink's): the reader's first error, else
+// the typed metadata.
+Result<Metadata> verdict(const Findings& findings, std::optional<Result<Metadata>> meta) {
+    if (const Error* e = findings.first_error()) return *e;
+    if (!meta) {
+        // v1/v2 (their reader did not check the block): a block whose numbers do not read.
+        for (const Error& f : findings.items())
+            if (f.code == ErrorCode::bad_metadata) {
+                Error e = f;
+                e.severity = Severity::error;
+                return e;
+            }
+        return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read", 8,
+                          std::string(k_metadata));
+    }
+    return std::move(*meta);
+}
+
 } // namespace
+
+Result<std::uint32_t> check_save(std::string_view bytes) {
+    Findings findings;
+    HeadSink sink;
+    // No CRC hint: the reader computes the whole-file CRC-32 before it reads the structure, and
+    // without salvage stops at a mismatch (or a damaged version field) there.
+    Reader<HeadSink> reader(bytes, findings, sink, false);
+    (void)reader.run();
+    auto meta = verdict(findings, std::move(sink.meta));
+    if (!meta) return std::move(meta).error();
+    return meta->version;
+}
 
 SaveView::SaveView(std::shared_ptr<const Data> data) noexcept : d_(std::move(data)) {}
 
@@ -366,26 +396,15 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
             (void)reader.run();
             return !reader.needs_rerun(); // damaged: read again, knowing the CRC
         });
-    if (const Error* e = findings.first_error()) return *e;
-    if (!sink.meta) {
-        // v1/v2 (their reader did not check the block): a block whose numbers do not read.
-        for (const Error& f : findings.items())
-            if (f.code == ErrorCode::bad_metadata) {
-                Error e = f;
-                e.severity = Severity::error;
-                return e;
-            }
-        return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read", 8,
-                          std::string(k_metadata));
-    }
-    if (!*sink.meta) return sink.meta->error();
+    auto meta = verdict(findings, std::move(sink.meta));
+    if (!meta) return std::move(meta).error();
     if (accept == Accept::engine && !current_rules(sink.version))
         return make_error(ErrorCode::needs_migration,
                           fmt::format("expected version {} or {} (the versions the current engine "
                                       "loads), found {}: upgrade() it first",
                                       k_oldest_loadable, k_current_version, sink.version),
                           4, "version");
-    d->metadata = std::move(**sink.meta);
+    d->metadata = std::move(*meta);
     for (const Error& f : findings.items())
         if (f.severity == Severity::warning) d->warnings.push_back(f);
     return SaveView(std::move(d));

@@ -79,8 +79,9 @@ Error newer_build_error(const fs::path& path, std::uint32_t version, std::string
 }
 
 // Reads the whole file at `path` and says whether it loads (formats/README.md §1.4-1.6: every
-// rule of its version, the v4 CRC-32 and the damaged-version test included).
-Revision examine(const fs::path& path) {
+// rule of its version, the v4 CRC-32 and the damaged-version test included): check_save, the
+// reader's verdict without building views. `keep` false: the bytes are not kept (list_slots).
+Revision examine(const fs::path& path, bool keep = true) {
     Revision r;
     auto source = read_file(path, k_max_file_size);
     if (!source) {
@@ -90,14 +91,14 @@ Revision examine(const fs::path& path) {
     const std::string_view bytes = (*source)->view();
     // 1.4: a v1/v2 save is read by its own version's rules; the engine loads it once migrated
     // (1.6), which upgrade() does in memory. Its caller upgrade()s the bytes load_slot returns.
-    auto view = SaveView::parse(as_save_bytes(bytes), Accept::any_version);
-    if (!view) {
-        r.error = std::move(view).error();
+    auto version = check_save(bytes);
+    if (!version) {
+        r.error = std::move(version).error();
         if ((r.version = newer_build_version(bytes, r.error)) != 0)
             r.kind = Revision::Kind::newer_build;
         return r;
     }
-    r.version = view->metadata().version;
+    r.version = *version;
     if (r.version < k_oldest_loadable) {
         auto upgraded = upgrade(as_save_bytes(bytes));
         if (!upgraded) {
@@ -106,7 +107,7 @@ Revision examine(const fs::path& path) {
         }
     }
     r.kind = Revision::Kind::loads;
-    r.bytes = std::string(bytes);
+    if (keep) r.bytes = std::string(bytes);
     return r;
 }
 
@@ -160,7 +161,10 @@ Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
                 info.metadata = std::move(primary.error);
         }
         info.has_backup = files.backup;
-        info.backup_loads = files.backup && read_metadata(slot_path(dir, slot, ".bak")).has_value();
+        // The backup as load_slot checks it (the whole file: the CRC-32 first, then the
+        // structure), so a menu offers no fallback that load_slot would refuse.
+        info.backup_loads = files.backup && examine(slot_path(dir, slot, ".bak"), false).kind ==
+                                                Revision::Kind::loads;
         info.stale_tmp = files.temp;
         out.push_back(std::move(info));
     }
