@@ -9,6 +9,7 @@
 #include "sparksave/version.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -54,8 +55,10 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
 // The verdict of SaveView::parse(bytes, Accept::any_version) and the file's version, building no
 // views (save_file.cpp; the slots' check of a whole file, slots.cpp): the whole-file CRC-32 first
 // (a v4 file whose trailer fails, or a damaged version field, stops there), then one pass of the
-// reader over the structure with every rule of the file's version.
-Result<std::uint32_t> check_save(std::string_view bytes);
+// reader over the structure with every rule of the file's version. `crc`: whole_crc(bytes)
+// (rules.hpp), when the caller has computed it.
+Result<std::uint32_t> check_save(std::string_view bytes,
+                                 std::optional<std::uint32_t> crc = std::nullopt);
 
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
