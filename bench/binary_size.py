@@ -62,24 +62,27 @@ def link(build, sources, exe, gc, cxx):
 
 
 def objects_kept(map_path):
-    """Bytes each input file contributes to the output sections, from a GNU ld map."""
+    """Bytes each input file contributes to the file's sections, from a GNU ld map (.bss and
+    .tbss take no room in the file and are left out)."""
     sizes = collections.Counter()
     text = open(map_path, encoding="utf-8", errors="replace").read()
     text = text[text.index("Linker script and memory map"):]
-    pending = False
+    pending = None
     for line in text.split("\n"):
-        m = re.match(r"^ \.\S+\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+        m = re.match(r"^ (\.\S+)\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$", line)
         if m:
-            sizes[m.group(2)] += int(m.group(1), 16)
-            pending = False
+            if not m.group(1).startswith((".bss", ".tbss")):
+                sizes[m.group(3)] += int(m.group(2), 16)
+            pending = None
             continue
-        if re.match(r"^ \.\S+$", line):
-            pending = True
+        m = re.match(r"^ (\.\S+)$", line)
+        if m:
+            pending = m.group(1)
             continue
         m = re.match(r"^\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$", line)
-        if m and pending:
+        if m and pending and not pending.startswith((".bss", ".tbss")):
             sizes[m.group(2)] += int(m.group(1), 16)
-        pending = False
+        pending = None
     named = collections.Counter()
     for name, size in sizes.items():
         m = re.search(r"libsparksave\.a\((.*)\)$", name)
@@ -102,23 +105,26 @@ def main():
             for gc in (True, False):
                 exe = os.path.join(out, re.sub(r"\W+", "_", program).strip("_") + ("_gc" if gc else ""))
                 sizes[(variant, program, gc)] = link(build, sources, exe, gc, o.cxx)
-                if gc and program == "sparksave(3) EXAMPLE":
-                    maps[variant] = exe + ".map"
+                if gc:
+                    maps[(variant, program)] = exe + ".map"
     print("| program | spark_save only, --gc-sections | spark_save only, no GC | every format, --gc-sections | every format, no GC |")
     print("|---|---:|---:|---:|---:|")
     for program in PROGRAMS:
         cells = [f"{sizes[(v, program, gc)]:,}" for v in VARIANTS for gc in (True, False)]
         print(f"| {program} | " + " | ".join(cells) + " |")
     print()
-    kept = objects_kept(maps["spark_save"])
-    print("spark_save only, sparksave(3) EXAMPLE with --gc-sections: bytes kept per object file "
-          "(unstripped sections)")
+    kept = {p: objects_kept(maps[("spark_save", p)]) for p in PROGRAMS}
+    print("spark_save only, --gc-sections: bytes each object file keeps in the program "
+          "(unstripped; .bss left out)")
     print()
-    print("| object | bytes |")
-    print("|---|---:|")
-    for name, size in kept.most_common(o.objects):
-        print(f"| {name} | {size:,} |")
-    print(f"| total | {sum(kept.values()):,} |")
+    print("| object | " + " | ".join(PROGRAMS) + " |")
+    print("|---|" + "---:|" * len(PROGRAMS))
+    order = collections.Counter()
+    for k in kept.values():
+        order.update(k)
+    for name, _ in order.most_common(o.objects):
+        print(f"| {name} | " + " | ".join(f"{kept[p][name]:,}" for p in PROGRAMS) + " |")
+    print("| total | " + " | ".join(f"{sum(kept[p].values()):,}" for p in PROGRAMS) + " |")
     return 0
 
 
