@@ -74,7 +74,7 @@ class StreamedDump final : public Parts {
   public:
     StreamedDump(const FormatInfo& format, bool json) : format_(format) {
         if (json)
-            printer_ = format.json_parts(buffer_);
+            printer_ = format_json(format.id).json_parts(buffer_);
         else
             printer_ = std::make_unique<TextParts>(PrintOptions{}, buffer_);
         json_ = json;
@@ -127,7 +127,8 @@ int run_dump(const DumpOptions& o) {
         return loaded.exit_code;
     }
     const Input& in = *loaded.input;
-    if (!select && !o.offsets && in.format->stream && (!o.json || in.format->json_parts)) {
+    if (!select && !o.offsets && in.format->stream &&
+        (!o.json || format_json(in.format->id).json_parts)) {
         StreamedDump dump(*in.format, o.json);
         PartsRead read = in.format->stream(in.source, dump); // the printers never fail
         out_flush();
@@ -164,7 +165,7 @@ int run_dump(const DumpOptions& o) {
         if (select)
             print_json_subtree(doc, node, json);
         else
-            in.format->to_json(doc, json);
+            format_json(in.format->id).to_json(doc, json);
     });
     printer->text([&](std::string& text) {
         if (!select)

@@ -129,7 +129,8 @@ int run_pack(const PackOptions& o) {
             return k_exit_finding;
         }
     }
-    if (!format->from_json) {
+    const FormatJson& json_row = format_json(format->id);
+    if (!json_row.from_json) {
         message(show_path(o.json), fmt::format("pack does not support {} files yet", format->name));
         return k_exit_trouble;
     }
@@ -163,7 +164,7 @@ int run_pack(const PackOptions& o) {
     };
     // To a file, a format that can hands the bytes on as it makes them: they go straight into
     // the temporary file, which is read back and checked before it takes the name.
-    if (!to_stdout && format->from_json_to) {
+    if (!to_stdout && json_row.from_json_to) {
         options.check = [&](std::string_view written) -> Result<void> {
             Summary check = format->summarize(written);
             if (!check.findings.has_errors()) return {};
@@ -173,7 +174,7 @@ int run_pack(const PackOptions& o) {
         auto file = Output::open(options);
         if (!file) return report(file.failure());
         std::optional<Error> write_error;
-        auto packed = format->from_json_to(text, [&](std::string_view b) {
+        auto packed = json_row.from_json_to(text, [&](std::string_view b) {
             auto r = (*file)->write(b);
             if (!r && !write_error) write_error = r.error();
             return r;
@@ -193,7 +194,7 @@ int run_pack(const PackOptions& o) {
         if (!committed) return report(committed.failure());
         return k_exit_ok;
     }
-    auto packed = format->from_json(text);
+    auto packed = json_row.from_json(text);
     if (!packed) {
         message(show_path(o.json), packed.error().describe());
         return k_exit_finding;

@@ -1,7 +1,8 @@
 // The format table: every format sparksave reads, in detection order (README "How it is built":
 // an explicit table, not self-registering statics). Each format exports its row
-// (formats/<name>/format.cpp); adding a format means adding its row here. A build lists only
-// the formats of SPARKSAVE_FORMATS (CMakeLists.txt, the generated sparksave_formats.hpp).
+// (formats/<name>/format.cpp); adding a format means adding its row here, and its JSON row in
+// formats/registry_json.cpp (a table apart, so that an engine links no JSON code). A build lists
+// only the formats of SPARKSAVE_FORMATS (CMakeLists.txt, the generated sparksave_formats.hpp).
 #include "sparksave_formats.hpp"
 
 #if SPARKSAVE_HAS_GMSV

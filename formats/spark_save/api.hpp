@@ -9,6 +9,7 @@
 #include "sparksave/version.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,14 @@ std::unique_ptr<Parts> part_writer(std::function<Result<void>(std::string_view)>
 // it there (format.hpp NamedFile), the rules list_slots applies too.
 NamedFile name_in_directory(std::string_view filename);
 extern const DirectoryModel k_directory;
+
+// The verdict of SaveView::parse(bytes, Accept::any_version) and the file's version, building no
+// views (save_file.cpp; the slots' check of a whole file, slots.cpp): the whole-file CRC-32 first
+// (a v4 file whose trailer fails, or a damaged version field, stops there), then one pass of the
+// reader over the structure with every rule of the file's version. `crc`: whole_crc(bytes)
+// (rules.hpp), when the caller has computed it.
+Result<std::uint32_t> check_save(std::string_view bytes,
+                                 std::optional<std::uint32_t> crc = std::nullopt);
 
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;

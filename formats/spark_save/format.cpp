@@ -17,14 +17,10 @@ const FormatInfo k_format = {
     .read = read,
     .summarize = summarize,
     .write = write,
-    .to_json = to_json,
-    .from_json = from_json,
     .items = k_entities,
     .directory = &k_directory,
     .stream = stream,
-    .json_parts = json_parts,
     .part_writer = part_writer,
-    .from_json_to = from_json_to,
 };
 
 } // namespace spark_save

@@ -813,7 +813,16 @@ template <class Sink> class Reader {
 };
 
 // A sink that keeps nothing: used to find where a payload ends.
-struct NullSink : SinkDefaults {};
+// The sink of the structure-only reads: the reader's own scan (scan_payload_end), the metadata
+// read and the slots' check of a whole file (save_file.cpp). It keeps the version the payload is
+// read as and the metadata block as parsed (views into the bytes read), nothing else: one
+// instantiation of the reader serves them all (each sink type is a copy of the reader's code).
+struct NullSink : SinkDefaults {
+    std::uint32_t version = 0;
+    std::optional<MetadataBlock> block;
+    void on_header(std::uint32_t v) { version = v; }
+    void on_metadata(std::string_view, std::size_t, const MetadataBlock& m) { block = m; }
+};
 
 template <class Sink> std::optional<std::size_t> Reader<Sink>::scan_payload_end() {
     Findings ignored;

@@ -128,18 +128,11 @@ Result<Metadata> typed(const MetadataBlock& block, std::uint32_t version) {
 constexpr std::size_t k_header_size = 12;
 constexpr std::size_t k_first_read = 4096;
 
-// A Reader sink that keeps the version and the typed metadata, nothing else.
-struct HeadSink : NullSink {
-    std::uint32_t version = 0;
-    bool have = false, complete = false;
-    std::optional<Result<Metadata>> meta;
-    void on_header(std::uint32_t v) { version = v; }
-    void on_metadata(std::string_view, std::size_t, const MetadataBlock& m) {
-        have = true;
-        complete = m.complete;
-        if (m.complete) meta = typed(m, version);
-    }
-};
+// The typed metadata of a structure-only read (reader.hpp NullSink), when its block was complete.
+std::optional<Result<Metadata>> typed_metadata(const NullSink& sink) {
+    if (!sink.block || !sink.block->complete) return std::nullopt;
+    return typed(*sink.block, sink.version);
+}
 
 Error truncated_prefix(std::size_t have, std::uint64_t need, std::string_view what) {
     return make_error(ErrorCode::truncated,
@@ -176,8 +169,8 @@ Result<Metadata> read_metadata(std::span<const std::byte> bytes) {
     CrcHint known_crc;
     known_crc.known = load_u32(data, 4) == k_current_version ? 0u : 1u;
     Findings findings;
-    HeadSink sink;
-    Reader<HeadSink> reader(part, findings, sink, true, known_crc);
+    NullSink sink;
+    Reader<NullSink> reader(part, findings, sink, true, known_crc);
     (void)reader.run();
     const Error* block_problem = nullptr;
     for (const Error& f : findings.items()) {
@@ -200,9 +193,9 @@ Result<Metadata> read_metadata(std::span<const std::byte> bytes) {
         return truncated_prefix(data.size(), need,
                                 fmt::format("the {}-byte header and the {}-byte metadata block",
                                             k_header_size, meta_size));
-    if (!sink.have)
+    if (!sink.block)
         return make_error(ErrorCode::internal, "the reader reported no metadata block", 8);
-    if (!sink.complete) {
+    if (!sink.block->complete) {
         // v1/v2: their own reader did not check the block, but its numbers have no values.
         if (block_problem) {
             Error e = *block_problem;
@@ -212,7 +205,7 @@ Result<Metadata> read_metadata(std::span<const std::byte> bytes) {
         return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read",
                           k_header_size, std::string(k_metadata));
     }
-    return std::move(*sink.meta);
+    return typed(*sink.block, sink.version);
 }
 
 Result<Metadata> read_metadata(const fs::path& file) {
@@ -300,7 +293,7 @@ struct SaveView::Data {
 namespace {
 
 // A Reader sink that collects views. Each span is set when its run ends: the blocks never move.
-struct ViewSink : NullSink {
+struct ViewSink : SinkDefaults {
     SaveView::Data* d;
     std::uint32_t version = 0;
     bool complete = false;
@@ -341,7 +334,39 @@ std::size_t first_block(std::size_t file_size, std::size_t min_size, std::size_t
     return std::min({file_size / min_size, file_size / typical + 16, std::size_t{1} << 20});
 }
 
+// What a whole file's read says (a ViewSink's or a NullSink's): the reader's first error, else
+// the typed metadata.
+Result<Metadata> verdict(const Findings& findings, std::optional<Result<Metadata>> meta) {
+    if (const Error* e = findings.first_error()) return *e;
+    if (!meta) {
+        // v1/v2 (their reader did not check the block): a block whose numbers do not read.
+        for (const Error& f : findings.items())
+            if (f.code == ErrorCode::bad_metadata) {
+                Error e = f;
+                e.severity = Severity::error;
+                return e;
+            }
+        return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read", 8,
+                          std::string(k_metadata));
+    }
+    return std::move(*meta);
+}
+
 } // namespace
+
+Result<std::uint32_t> check_save(std::string_view bytes, std::optional<std::uint32_t> crc) {
+    Findings findings;
+    NullSink sink;
+    // The reader computes the whole-file CRC-32 (unless given) before it reads the structure,
+    // and without salvage stops at a mismatch (or a damaged version field) there.
+    CrcHint hint;
+    hint.known = crc;
+    Reader<NullSink> reader(bytes, findings, sink, false, hint);
+    (void)reader.run();
+    auto meta = verdict(findings, typed_metadata(sink));
+    if (!meta) return std::move(meta).error();
+    return meta->version;
+}
 
 SaveView::SaveView(std::shared_ptr<const Data> data) noexcept : d_(std::move(data)) {}
 
@@ -366,26 +391,15 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
             (void)reader.run();
             return !reader.needs_rerun(); // damaged: read again, knowing the CRC
         });
-    if (const Error* e = findings.first_error()) return *e;
-    if (!sink.meta) {
-        // v1/v2 (their reader did not check the block): a block whose numbers do not read.
-        for (const Error& f : findings.items())
-            if (f.code == ErrorCode::bad_metadata) {
-                Error e = f;
-                e.severity = Severity::error;
-                return e;
-            }
-        return make_error(ErrorCode::bad_metadata, "expected a metadata block whose fields read", 8,
-                          std::string(k_metadata));
-    }
-    if (!*sink.meta) return sink.meta->error();
+    auto meta = verdict(findings, std::move(sink.meta));
+    if (!meta) return std::move(meta).error();
     if (accept == Accept::engine && !current_rules(sink.version))
         return make_error(ErrorCode::needs_migration,
                           fmt::format("expected version {} or {} (the versions the current engine "
                                       "loads), found {}: upgrade() it first",
                                       k_oldest_loadable, k_current_version, sink.version),
                           4, "version");
-    d->metadata = std::move(**sink.meta);
+    d->metadata = std::move(*meta);
     for (const Error& f : findings.items())
         if (f.severity == Severity::warning) d->warnings.push_back(f);
     return SaveView(std::move(d));

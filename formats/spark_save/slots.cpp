@@ -79,8 +79,11 @@ Error newer_build_error(const fs::path& path, std::uint32_t version, std::string
 }
 
 // Reads the whole file at `path` and says whether it loads (formats/README.md §1.4-1.6: every
-// rule of its version, the v4 CRC-32 and the damaged-version test included).
-Revision examine(const fs::path& path) {
+// rule of its version, the v4 CRC-32 and the damaged-version test included): check_save, the
+// reader's verdict without building views. `verdict_only` (list_slots): the bytes are not kept,
+// and a v4 file whose CRC-32 fails is refused at once, without the reader's diagnosis (which
+// reads the structure to tell a mismatch from bytes after a valid trailer).
+Revision examine(const fs::path& path, bool verdict_only = false) {
     Revision r;
     auto source = read_file(path, k_max_file_size);
     if (!source) {
@@ -88,16 +91,26 @@ Revision examine(const fs::path& path) {
         return r;
     }
     const std::string_view bytes = (*source)->view();
+    std::optional<std::uint32_t> crc;
+    if (verdict_only && bytes.size() >= 12 && bytes.starts_with(k_magic) &&
+        load_u32(bytes, 4) == k_current_version) {
+        crc = whole_crc(bytes);
+        if (*crc != load_u32(bytes, bytes.size() - 4)) {
+            r.error = make_error(ErrorCode::checksum_mismatch, "the CRC-32 does not match",
+                                 bytes.size() - 4, "checksum");
+            return r;
+        }
+    }
     // 1.4: a v1/v2 save is read by its own version's rules; the engine loads it once migrated
     // (1.6), which upgrade() does in memory. Its caller upgrade()s the bytes load_slot returns.
-    auto view = SaveView::parse(as_save_bytes(bytes), Accept::any_version);
-    if (!view) {
-        r.error = std::move(view).error();
+    auto version = check_save(bytes, crc);
+    if (!version) {
+        r.error = std::move(version).error();
         if ((r.version = newer_build_version(bytes, r.error)) != 0)
             r.kind = Revision::Kind::newer_build;
         return r;
     }
-    r.version = view->metadata().version;
+    r.version = *version;
     if (r.version < k_oldest_loadable) {
         auto upgraded = upgrade(as_save_bytes(bytes));
         if (!upgraded) {
@@ -106,7 +119,7 @@ Revision examine(const fs::path& path) {
         }
     }
     r.kind = Revision::Kind::loads;
-    r.bytes = std::string(bytes);
+    if (!verdict_only) r.bytes = std::string(bytes);
     return r;
 }
 
@@ -146,7 +159,7 @@ Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
         if (!info.metadata && info.metadata.error().code == ErrorCode::unsupported_version) {
             // 1.5: a version above 4 is a newer build's save or a damaged v4 one; only the
             // whole file's CRC-32 tells which (such files are rare: the cost is theirs).
-            Revision primary = examine(info.path);
+            Revision primary = examine(info.path, true);
             if (primary.kind == Revision::Kind::newer_build)
                 info.metadata = newer_build_error(
                     info.path, primary.version,
@@ -156,7 +169,10 @@ Result<std::vector<SlotInfo>> list_slots(const fs::path& dir) {
                 info.metadata = std::move(primary.error);
         }
         info.has_backup = files.backup;
-        info.backup_loads = files.backup && read_metadata(slot_path(dir, slot, ".bak")).has_value();
+        // The backup as load_slot checks it (the whole file: the CRC-32 first, then the
+        // structure), so a menu offers no fallback that load_slot would refuse.
+        info.backup_loads = files.backup && examine(slot_path(dir, slot, ".bak"), true).kind ==
+                                                Revision::Kind::loads;
         info.stale_tmp = files.temp;
         out.push_back(std::move(info));
     }

@@ -18,8 +18,6 @@ const FormatInfo k_format = {
     .read = read,
     .summarize = summarize,
     .write = write,
-    .to_json = to_json,
-    .from_json = from_json,
 };
 
 } // namespace tess_world

@@ -217,6 +217,22 @@ void fallback(const fs::path& dir) {
         for (const auto& s : *slots)
             if (s.slot == "lost") listed = s.from_backup && s.metadata.save_name == "lost one";
     CHECK(listed, "(a slot with only its backup is listed from the backup's metadata)");
+    // ... but not when that backup does not load: one byte of its entities flipped, its
+    // metadata still reads and its CRC-32 fails (Load() would refuse it).
+    {
+        std::string bak = read_bytes(dir / "lost.spark_save.bak");
+        const std::size_t at = bak.size() - 8; // past the metadata, before the trailer
+        bak[at] = static_cast<char>(bak[at] ^ 0x01);
+        write_bytes(dir / "lost.spark_save.bak", bak);
+        CHECK(ss::read_metadata(dir / "lost.spark_save.bak"), "(the metadata still reads)");
+        CHECK(!saves.Load("lost", w));
+        slots = saves.GetSaveSlots();
+        CHECK_OK(slots);
+        listed = false;
+        if (slots)
+            for (const auto& s : *slots) listed |= s.slot == "lost";
+        CHECK(!listed, "(a slot whose only file is a damaged backup is listed)");
+    }
     CHECK_OK(saves.DeleteSave("lost"));
     CHECK(!saves.SaveExists("lost") && !saves.Load("lost", w));
 

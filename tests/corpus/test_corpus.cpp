@@ -85,7 +85,7 @@ void check_valid(const FormatInfo& format, const fs::path& dir, std::size_t at_l
             test::check_golden(dir / "golden" / (file.filename().string() + ".dump"), text);
         CHECK_MESSAGE(diff.empty(), diff);
         std::string json;
-        format.to_json(p.doc, json);
+        format_json(format.id).to_json(p.doc, json);
         const fs::path golden_json = dir / "golden" / (file.filename().string() + ".json");
         diff = test::check_golden(golden_json, json);
         CHECK_MESSAGE(diff.empty(), diff);
@@ -93,7 +93,7 @@ void check_valid(const FormatInfo& format, const fs::path& dir, std::size_t at_l
         // pack is the inverse of dump --json: of the dump, and of the checked-in golden JSON
         // (what users edit).
         for (const std::string& source : {json, test::read_bytes(golden_json)}) {
-            auto packed = format.from_json(source);
+            auto packed = format_json(format.id).from_json(source);
             REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
             CHECK(packed->bytes == bytes);
             CHECK(packed->notes.empty());
@@ -115,7 +115,7 @@ void check_summarize(const FormatInfo& format, const fs::path& dir) {
             CHECK(findings_text(p.findings) == findings_text(s.findings));
             std::string text;
             print_text(p.doc, p.doc.root(), {}, PrintOptions{true}, text);
-            format.to_json(p.doc, text);
+            format_json(format.id).to_json(p.doc, text);
         }
     }
 }

@@ -480,6 +480,23 @@ TEST_CASE("diff_streamed: order is refused, a file that does not parse is report
     CHECK(changes == 1);
 }
 
+// The JSON rows live in their own table (formats/registry_json.cpp, so that an engine's link
+// pulls in no JSON code): every format of the table has exactly one, in the table's order, and
+// a format read by parts dumps by parts too.
+TEST_CASE("every format has its JSON row") {
+    const auto formats = format_table();
+    const auto json = format_json_table();
+    REQUIRE(json.size() == formats.size());
+    for (std::size_t i = 0; i < formats.size(); ++i) {
+        CAPTURE(formats[i].name);
+        CHECK(json[i].id == formats[i].id);
+        CHECK(&format_json(formats[i].id) == &json[i]);
+        CHECK(bool(json[i].to_json));
+        CHECK(bool(json[i].from_json));
+        CHECK((json[i].json_parts != nullptr) == (formats[i].stream != nullptr));
+    }
+}
+
 // Issue 11, item 19: the dump of a file whose read stopped part-way says so ("complete": false)
 // and pack refuses it; a file read to its end dumps with no such member. The stop is the
 // reader's own verdict (Document::complete()), for every format; the streamed dump (format.hpp
@@ -496,7 +513,7 @@ TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and re
                 if (!format.detect(source->view().substr(0, k_detect_bytes))) continue;
                 Parsed parsed = format.read(source, ReadOptions{});
                 std::string json;
-                format.to_json(parsed.doc, json);
+                format_json(format.id).to_json(parsed.doc, json);
                 const bool marked = json.find("\"complete\": false") != std::string::npos;
                 CHECK(marked == !parsed.doc.complete());
                 if (parsed.doc.complete()) {
@@ -507,13 +524,13 @@ TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and re
                 ++partial_here;
                 CHECK(parsed.findings.has_errors()); // a read stops only at an error
                 CHECK(std::string_view(dir) == "invalid");
-                auto packed = format.from_json(json);
+                auto packed = format_json(format.id).from_json(json);
                 REQUIRE_FALSE(packed);
                 CHECK(packed.error().path == "complete");
                 CHECK(packed.error().message.find("stopped part-way") != std::string::npos);
-                if (format.json_parts) {
+                if (format_json(format.id).json_parts) {
                     std::string streamed;
-                    auto parts = format.json_parts(streamed);
+                    auto parts = format_json(format.id).json_parts(streamed);
                     PartsRead read = format.stream(source, *parts);
                     CHECK_FALSE(read.consumer_error);
                     CHECK(streamed == json);
@@ -575,7 +592,7 @@ TEST_CASE("pack: a missing mandatory member is refused, not read as empty") {
         CAPTURE(name);
         const std::string json =
             fmt::format(R"({{"format": "{}", "version": 1, "complete": false}})", name);
-        auto packed = format_by_name(name)->from_json(json);
+        auto packed = format_json(format_by_name(name)->id).from_json(json);
         REQUIRE_FALSE(packed);
         CHECK(packed.error().path == "complete");
     }
@@ -669,10 +686,10 @@ TEST_CASE("pack: a text archive or spark-kv store whose read stopped at a limit 
         CHECK(parsed.findings.first_error()->code == ErrorCode::limit_exceeded);
         CHECK_FALSE(parsed.doc.complete());
         std::string json;
-        format.to_json(parsed.doc, json);
+        format_json(format.id).to_json(parsed.doc, json);
         CHECK(json.ends_with(",\n  \"complete\": false\n}\n"));
         if (id == FormatId::spark_kv) continue; // 2 million records: the refusal is tested above
-        auto packed = format.from_json(json);
+        auto packed = format_json(format.id).from_json(json);
         REQUIRE_FALSE(packed);
         CHECK(packed.error().path == "complete");
     }

@@ -1251,7 +1251,7 @@ TEST_CASE("slots: a v4 save whose version field alone was damaged is corruption,
     CHECK(ss::write_slot(dir.path, "s", v4_save("y")).has_value());
 }
 
-TEST_CASE("list_slots reads only each file's header and metadata block; load_slot all of it") {
+TEST_CASE("list_slots: the primary's header and block only, the backup as load_slot checks it") {
     TempDir dir;
     const fs::path primary = dir.path / "s.spark_save";
     const fs::path backup = dir.path / "s.spark_save.bak";
@@ -1279,22 +1279,60 @@ TEST_CASE("list_slots reads only each file's header and metadata block; load_slo
     CHECK(*loaded == good);
     CHECK(used_backup);
 
-    // backup_loads is the same metadata-only read of the backup: true for a backup whose CRC
-    // fails (load_slot then fails), false for one whose metadata does not read.
-    test::write_bytes(primary, other);
-    test::write_bytes(backup, bad_crc);
-    slots = ss::list_slots(dir.path);
-    REQUIRE(slots.has_value());
-    CHECK((*slots)[0].has_backup);
-    CHECK((*slots)[0].backup_loads);
-    test::write_bytes(backup, good.substr(0, 20));
-    slots = ss::list_slots(dir.path);
-    REQUIRE(slots.has_value());
-    CHECK((*slots)[0].has_backup);
-    CHECK_FALSE((*slots)[0].backup_loads);
-    // A v1 backup whose metadata reads: it is what load_slot would return (upgrade() takes it).
-    test::write_bytes(backup, valid_save("v1-screenshotless.spark_save"));
-    slots = ss::list_slots(dir.path);
-    REQUIRE(slots.has_value());
-    CHECK((*slots)[0].backup_loads);
+    // backup_loads is load_slot's own check of the backup (the whole file): for each backup
+    // below it agrees with what load_slot does with a primary that does not load.
+    const std::string v3 = valid_save("v3-hierarchy.spark_save");
+    REQUIRE(ss::read_metadata(as_save_bytes(v3)).has_value());
+    // A v3 file has no trailer: a flipped byte inside a value still loads, a cut one does not.
+    std::string v3_flipped = v3;
+    v3_flipped[v3_flipped.size() - 1] ^= 0x01; // the custom-state value "1"
+    REQUIRE(ss::SaveView::parse(as_save_bytes(v3_flipped)).has_value());
+    const std::string v3_cut = v3.substr(0, v3.size() - 3);
+    REQUIRE(ss::read_metadata(as_save_bytes(v3_cut)).has_value());
+    // A v4 save whose CRC-32 holds but whose content a rule refuses (a repeated key, resealed).
+    ss::Metadata meta = sample_metadata();
+    ss::SaveWriter w(meta);
+    w.entity("Player").component("Health").property("hp", "100").property("hq", "5");
+    std::string repeated = w.finish().value();
+    const std::size_t hq = repeated.find("hq");
+    REQUIRE(hq != std::string::npos);
+    repeated[hq + 1] = 'p';
+    repeated = with_version(repeated, 4, true);
+    REQUIRE(ss::read_metadata(as_save_bytes(repeated)).has_value());
+    REQUIRE(ss::SaveView::parse(as_save_bytes(repeated)).error().code == ErrorCode::duplicate_key);
+    struct Case {
+        const char* what;
+        std::string bytes;
+        bool loads;
+    };
+    const Case cases[] = {
+        {"a good v4 backup", good, true},
+        {"a v4 backup with one flipped byte (its CRC-32 fails)", bad_crc, false},
+        {"a v4 backup whose CRC-32 holds but whose content a rule refuses", repeated, false},
+        {"a v3 backup", v3, true},
+        {"a v3 backup with a flipped byte in a value (no trailer: its structure reads)", v3_flipped,
+         true},
+        {"a v3 backup cut short", v3_cut, false},
+        {"a v1 backup (upgrade() takes it)", valid_save("v1-screenshotless.spark_save"), true},
+        {"a backup whose metadata does not read", good.substr(0, 20), false},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.what);
+        test::write_bytes(backup, c.bytes);
+        test::write_bytes(primary, other);
+        slots = ss::list_slots(dir.path);
+        REQUIRE(slots.has_value());
+        REQUIRE(slots->size() == 1);
+        CHECK((*slots)[0].has_backup);
+        CHECK((*slots)[0].backup_loads == c.loads);
+        // What load_slot does with it, when the primary does not load.
+        test::write_bytes(primary, bad_crc);
+        used_backup = false;
+        loaded = ss::load_slot(dir.path, "s", &used_backup);
+        CHECK(loaded.has_value() == c.loads);
+        CHECK(used_backup == c.loads);
+        slots = ss::list_slots(dir.path);
+        REQUIRE(slots.has_value());
+        CHECK((*slots)[0].backup_loads == c.loads);
+    }
 }

@@ -3,6 +3,13 @@
 // direction overrides and invalid UTF-8 become visible escapes (`\x1b`, `\n`, `\xff`, `\u{202e}`).
 #pragma once
 
+// sparksave needs C++20: on an older standard this is the first error, before any include can
+// fail, and it is given once (MSVC: _MSVC_LANG, as __cplusplus is 199711L without /Zc:__cplusplus).
+#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L && !defined(SPARKSAVE_NEEDS_CXX20)
+#define SPARKSAVE_NEEDS_CXX20
+#error "sparksave needs C++20 (-std=c++20, /std:c++20, or CMake's cxx_std_20)"
+#endif
+
 #include "sparksave/version.hpp"
 
 #include <string>

@@ -4,6 +4,13 @@
 // WALKS).
 #pragma once
 
+// sparksave needs C++20: on an older standard this is the first error, before any include can
+// fail, and it is given once (MSVC: _MSVC_LANG, as __cplusplus is 199711L without /Zc:__cplusplus).
+#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L && !defined(SPARKSAVE_NEEDS_CXX20)
+#define SPARKSAVE_NEEDS_CXX20
+#error "sparksave needs C++20 (-std=c++20, /std:c++20, or CMake's cxx_std_20)"
+#endif
+
 #include "sparksave/version.hpp"
 
 #include "sparksave/document.hpp"
@@ -144,12 +151,6 @@ struct FormatInfo {
     Summary (*summarize)(std::string_view bytes);
     // Writes the tree back to bytes (checksums recomputed).
     Result<std::string> (*write)(const Document& doc);
-    // Appends the lossless JSON form of the tree (`dump --json`; the schema of each format is in
-    // sparksave-dump(1)).
-    void (*to_json)(const Document& doc, std::string& out);
-    // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
-    // line:column.
-    Result<Packed> (*from_json)(std::string_view json);
     // The root's child that is the file's main list (a save's entities), or empty. A format read
     // by parts holds one item a part; migration steps declared by parts (migrate.hpp) run over
     // it; `diff --stat` counts a change inside an item under the item's member it is in.
@@ -157,14 +158,29 @@ struct FormatInfo {
     // Optional (nullptr: the format has no save directory of its own): what a file's name makes
     // it in a directory of the format's saves.
     const DirectoryModel* directory = nullptr;
-    // Optional (nullptr: the format is read whole): reading part by part (Parts), the JSON of
-    // to_json part by part (`out` ends with the JSON's end after tail() or stopped()), and the
+    // Optional (nullptr: the format is read whole): reading part by part (Parts), and the
     // writer part by part (the bytes of write() go to `emit` in blocks; tail() ends the file,
     // checksums included).
     PartsRead (*stream)(std::shared_ptr<const Source> source, Parts& consumer) = nullptr;
-    std::unique_ptr<Parts> (*json_parts)(std::string& out) = nullptr;
     std::unique_ptr<Parts> (*part_writer)(std::function<Result<void>(std::string_view)> emit) =
         nullptr;
+};
+
+// A format's JSON form (`dump --json`, `pack`), in a table of its own (formats/registry_json.cpp)
+// beside the format table: nothing of FormatInfo reaches it, so a program that reads, upgrades and
+// writes saves but never calls these (an engine, through sparksave/save_file.hpp) links none of
+// the JSON code. Every format of the table has its row.
+struct FormatJson {
+    FormatId id;
+    // Appends the lossless JSON form of the tree (`dump --json`; the schema of each format is in
+    // sparksave-dump(1)).
+    void (*to_json)(const Document& doc, std::string& out);
+    // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
+    // line:column.
+    Result<Packed> (*from_json)(std::string_view json);
+    // Optional: the JSON of to_json part by part, for a format read by parts (FormatInfo::stream;
+    // `out` ends with the JSON's end after tail() or stopped()).
+    std::unique_ptr<Parts> (*json_parts)(std::string& out) = nullptr;
     // Optional: from_json handing the bytes to `emit` in blocks (pack of a large dump).
     Result<Packed> (*from_json_to)(
         std::string_view json, const std::function<Result<void>(std::string_view)>& emit) = nullptr;
@@ -173,6 +189,10 @@ struct FormatInfo {
 inline constexpr std::size_t k_detect_bytes = 4096;
 
 std::span<const FormatInfo> format_table() noexcept;
+// The JSON rows, in the format table's order (formats/registry_json.cpp), and the row of one
+// format of the table.
+std::span<const FormatJson> format_json_table() noexcept;
+const FormatJson& format_json(FormatId id);
 const FormatInfo& format_info(FormatId id);
 const FormatInfo* format_by_name(std::string_view name) noexcept;
 // The first format whose detect() accepts `head`, or nullptr. `signature_only`: only a format

@@ -4,6 +4,13 @@
 // failure deep inside a header.
 #pragma once
 
+// sparksave needs C++20: on an older standard this is the first error, before any include can
+// fail, and it is given once (MSVC: _MSVC_LANG, as __cplusplus is 199711L without /Zc:__cplusplus).
+#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L && !defined(SPARKSAVE_NEEDS_CXX20)
+#define SPARKSAVE_NEEDS_CXX20
+#error "sparksave needs C++20 (-std=c++20, /std:c++20, or CMake's cxx_std_20)"
+#endif
+
 #define SPARKSAVE_VERSION_MAJOR 0
 #define SPARKSAVE_VERSION_MINOR 1
 #define SPARKSAVE_VERSION_PATCH 0
@@ -15,10 +22,5 @@
 // without one's symbols silently replacing the other's. It changes with every release that
 // changes the ABI: each minor release while the major version is 0.
 #define SPARKSAVE_ABI v0_1
-
-#if defined(_MSVC_LANG) ? _MSVC_LANG < 202002L : __cplusplus < 202002L
-// -std=c++20, /std:c++20, or CMake's cxx_std_20 (the sparksave::sparksave target carries it)
-#error "sparksave needs C++20"
-#endif
 
 #include "sparksave/export.hpp" // SPARKSAVE_BEGIN_NAMESPACE, SPARKSAVE_END_NAMESPACE

@@ -1,0 +1,40 @@
+# Each public header, included alone by a one-line consumer built with -std=c++17, stops with
+# "sparksave needs C++20" as the first error, reported in that header itself (its guard comes
+# before any #include); built with -std=c++20 the same consumer compiles, so the error is the
+# standard's and not a broken include.
+# -D: CXX INCLUDE_DIR WORK_DIR
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+file(GLOB headers RELATIVE ${INCLUDE_DIR}/sparksave ${INCLUDE_DIR}/sparksave/*.hpp)
+list(LENGTH headers count)
+if(count LESS 10)
+    message(FATAL_ERROR "only ${count} headers in ${INCLUDE_DIR}/sparksave: is it the include directory?")
+endif()
+set(failures "")
+foreach(header IN LISTS headers)
+    string(REPLACE "." "_" name ${header})
+    set(source ${WORK_DIR}/${name}.cpp)
+    file(WRITE ${source} "#include <sparksave/${header}>\n")
+    execute_process(COMMAND ${CXX} -std=c++20 -fsyntax-only -I${INCLUDE_DIR} ${source}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    if(rc)
+        string(APPEND failures "${header}: does not compile alone with -std=c++20:\n${out}\n")
+        continue()
+    endif()
+    execute_process(COMMAND ${CXX} -std=c++17 -fsyntax-only -I${INCLUDE_DIR} ${source}
+                    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+    string(REGEX MATCH "[^\n]*error:[^\n]*" first "${out}")
+    if(rc EQUAL 0)
+        string(APPEND failures "${header}: compiled with -std=c++17\n")
+    elseif(NOT first MATCHES "sparksave needs C\\+\\+20")
+        string(APPEND failures "${header}: the first error is not sparksave's: ${first}\n")
+    elseif(NOT first MATCHES "sparksave/${header}:[0-9]+:")
+        string(APPEND failures "${header}: the first error is not in the header itself: ${first}\n")
+    else()
+        message("${header}: ${first}")
+    endif()
+endforeach()
+if(failures)
+    message(FATAL_ERROR "${failures}")
+endif()
+file(REMOVE_RECURSE ${WORK_DIR})
