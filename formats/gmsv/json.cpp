@@ -321,3 +321,15 @@ Result<Packed> from_json(std::string_view text) {
 
 } // namespace gmsv
 SPARKSAVE_END_NAMESPACE
+
+SPARKSAVE_BEGIN_NAMESPACE
+namespace gmsv {
+
+const FormatJson k_json = {
+    .id = FormatId::gmsv,
+    .to_json = to_json,
+    .from_json = from_json,
+};
+
+} // namespace gmsv
+SPARKSAVE_END_NAMESPACE

@@ -262,3 +262,15 @@ Result<Packed> from_json(std::string_view text) {
 
 } // namespace spark_kv
 SPARKSAVE_END_NAMESPACE
+
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_kv {
+
+const FormatJson k_json = {
+    .id = FormatId::spark_kv,
+    .to_json = to_json,
+    .from_json = from_json,
+};
+
+} // namespace spark_kv
+SPARKSAVE_END_NAMESPACE

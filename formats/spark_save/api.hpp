@@ -67,6 +67,8 @@ Result<std::uint32_t> check_save(std::string_view bytes,
 
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
+// Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).
+extern const FormatJson k_json;
 
 } // namespace spark_save
 SPARKSAVE_END_NAMESPACE

@@ -823,3 +823,17 @@ Result<Packed> from_json(std::string_view text) {
 
 } // namespace spark_save
 SPARKSAVE_END_NAMESPACE
+
+SPARKSAVE_BEGIN_NAMESPACE
+namespace spark_save {
+
+const FormatJson k_json = {
+    .id = FormatId::spark_save,
+    .to_json = to_json,
+    .from_json = from_json,
+    .json_parts = json_parts,
+    .from_json_to = from_json_to,
+};
+
+} // namespace spark_save
+SPARKSAVE_END_NAMESPACE

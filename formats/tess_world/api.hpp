@@ -38,6 +38,8 @@ Result<Packed> from_json(std::string_view json);
 
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
+// Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).
+extern const FormatJson k_json;
 
 } // namespace tess_world
 SPARKSAVE_END_NAMESPACE

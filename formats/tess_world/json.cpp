@@ -535,3 +535,15 @@ Result<Packed> from_json(std::string_view text) {
 
 } // namespace tess_world
 SPARKSAVE_END_NAMESPACE
+
+SPARKSAVE_BEGIN_NAMESPACE
+namespace tess_world {
+
+const FormatJson k_json = {
+    .id = FormatId::tess_world,
+    .to_json = to_json,
+    .from_json = from_json,
+};
+
+} // namespace tess_world
+SPARKSAVE_END_NAMESPACE

@@ -390,3 +390,15 @@ Result<Packed> from_json(std::string_view json) {
 
 } // namespace text_archive
 SPARKSAVE_END_NAMESPACE
+
+SPARKSAVE_BEGIN_NAMESPACE
+namespace text_archive {
+
+const FormatJson k_json = {
+    .id = FormatId::text_archive,
+    .to_json = to_json,
+    .from_json = from_json,
+};
+
+} // namespace text_archive
+SPARKSAVE_END_NAMESPACE
