@@ -319,17 +319,8 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace gmsv
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
-namespace gmsv {
-
-const FormatJson k_json = {
-    .id = FormatId::gmsv,
-    .to_json = to_json,
-    .from_json = from_json,
-};
+// The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
+const FormatJson k_json = {.id = FormatId::gmsv, .to_json = to_json, .from_json = from_json};
 
 } // namespace gmsv
 SPARKSAVE_END_NAMESPACE

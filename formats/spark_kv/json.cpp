@@ -260,17 +260,8 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace spark_kv
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
-namespace spark_kv {
-
-const FormatJson k_json = {
-    .id = FormatId::spark_kv,
-    .to_json = to_json,
-    .from_json = from_json,
-};
+// The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
+const FormatJson k_json = {.id = FormatId::spark_kv, .to_json = to_json, .from_json = from_json};
 
 } // namespace spark_kv
 SPARKSAVE_END_NAMESPACE

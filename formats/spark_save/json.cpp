@@ -821,19 +821,12 @@ Result<Packed> from_json(std::string_view text) {
     return packed;
 }
 
-} // namespace spark_save
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
-namespace spark_save {
-
-const FormatJson k_json = {
-    .id = FormatId::spark_save,
-    .to_json = to_json,
-    .from_json = from_json,
-    .json_parts = json_parts,
-    .from_json_to = from_json_to,
-};
+// The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
+const FormatJson k_json = {.id = FormatId::spark_save,
+                           .to_json = to_json,
+                           .from_json = from_json,
+                           .json_parts = json_parts,
+                           .from_json_to = from_json_to};
 
 } // namespace spark_save
 SPARKSAVE_END_NAMESPACE

@@ -533,17 +533,8 @@ Result<Packed> from_json(std::string_view text) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace tess_world
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
-namespace tess_world {
-
-const FormatJson k_json = {
-    .id = FormatId::tess_world,
-    .to_json = to_json,
-    .from_json = from_json,
-};
+// The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
+const FormatJson k_json = {.id = FormatId::tess_world, .to_json = to_json, .from_json = from_json};
 
 } // namespace tess_world
 SPARKSAVE_END_NAMESPACE

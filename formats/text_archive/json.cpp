@@ -388,17 +388,9 @@ Result<Packed> from_json(std::string_view json) {
     return TreeFromJson(reader).run(*root);
 }
 
-} // namespace text_archive
-SPARKSAVE_END_NAMESPACE
-
-SPARKSAVE_BEGIN_NAMESPACE
-namespace text_archive {
-
+// The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
 const FormatJson k_json = {
-    .id = FormatId::text_archive,
-    .to_json = to_json,
-    .from_json = from_json,
-};
+    .id = FormatId::text_archive, .to_json = to_json, .from_json = from_json};
 
 } // namespace text_archive
 SPARKSAVE_END_NAMESPACE
