@@ -436,7 +436,10 @@ int run_info(const InfoOptions& o) {
             for (auto& [dir, files] : by_dir) order_slots(files);
             for (auto& [dir, files] : by_dir) {
                 for (const auto& fi : files) print_file(p, fi); // JSON: a record each
-                p.text([&](std::string& text) { text += directory_table(dir, files, p.color()); });
+                // Named captures: clang before 16 cannot capture a structured binding.
+                p.text([&, &dir = dir, &files = files](std::string& text) {
+                    text += directory_table(dir, files, p.color());
+                });
             }
             if (by_dir.empty() && list.stale_temps.empty())
                 p.line(fmt::format("{}: no saves", show_path(path)));
