@@ -367,6 +367,13 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
             return !reader.needs_rerun(); // damaged: read again, knowing the CRC
         });
     if (const Error* e = findings.first_error()) return *e;
+    // The engine refuses a v1/v2 file for its version, before it looks at the block.
+    if (accept == Accept::engine && !current_rules(sink.version))
+        return make_error(ErrorCode::needs_migration,
+                          fmt::format("expected version {} or {} (the versions the current engine "
+                                      "loads), found {}: upgrade() it first",
+                                      k_oldest_loadable, k_current_version, sink.version),
+                          4, "version");
     if (!sink.meta) {
         // v1/v2 (their reader did not check the block): a block whose numbers do not read.
         for (const Error& f : findings.items())
@@ -379,12 +386,6 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
                           std::string(k_metadata));
     }
     if (!*sink.meta) return sink.meta->error();
-    if (accept == Accept::engine && !current_rules(sink.version))
-        return make_error(ErrorCode::needs_migration,
-                          fmt::format("expected version {} or {} (the versions the current engine "
-                                      "loads), found {}: upgrade() it first",
-                                      k_oldest_loadable, k_current_version, sink.version),
-                          4, "version");
     d->metadata = std::move(**sink.meta);
     for (const Error& f : findings.items())
         if (f.severity == Severity::warning) d->warnings.push_back(f);
