@@ -119,8 +119,8 @@ void check_writer(const SaveView& view, std::string_view bytes) {
         // The writer refuses a metadata float the engine's builds read differently (a warning
         // of the view: every warning but a v1/v2 file's needs_migration is a risk the writer may
         // refuse), and what the v4 rules refuse in a v1/v2 file (upgrade() refuses it too).
-        for (const Error& w : view.warnings())
-            if (w.code != ErrorCode::needs_migration) return;
+        for (const Error& warning : view.warnings())
+            if (warning.code != ErrorCode::needs_migration) return;
         if (m.version <= 2 && !upgrade(as_save_bytes(bytes))) return;
         fail("SaveWriter refused an accepted view", written.error().describe());
     }

@@ -757,7 +757,7 @@ TEST_CASE("pack: any layout and member order of a dump gives the same file") {
         {"name": "", "components": []}], "customState": [["a", "b"]]})";
     const std::string other = R"({"customState": [["a", "b"]], "entities": [
         {"components": [{"properties": [["\u006b", {"base64": "dg=="}], ["x", "y"]],
-                         "extra": 1, "type": "T"}], "name": "e", "name": "ignored"},
+                         "type": "T"}], "name": "e"},
         {"components": [], "name": ""}], "metadata": {"raw": ""}, "version": 3})";
     auto b = spark_save::from_json(ordered);
     auto c = spark_save::from_json(other);
