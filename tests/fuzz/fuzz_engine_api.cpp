@@ -7,7 +7,7 @@
 // numbers are spelled otherwise, `+5` or `007`, is the one part that may differ; when it is
 // spelled as the writer spells it, a v4 file comes back identical). The in-memory upgrade of an
 // accepted file must verify as v4 and parse back to the same content, a Transform's added
-// `parent=-1` aside.
+// `parent=-1` aside; read_metadata of an accepted file reads the view's metadata.
 #include "spark_save/api.hpp"
 #include "sparksave/save_file.hpp"
 
@@ -200,6 +200,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (std::size_t i = 0; i < warnings.size(); ++i)
             if (!same_error(view->warnings()[i], *warnings[i]))
                 fail("parse's warnings are not verify's", view->warnings()[i].describe());
+        // The metadata-only read gives the same metadata as the whole parse.
+        auto head = read_metadata(as_save_bytes(bytes));
+        if (!head) fail("read_metadata refuses an accepted view", head.error().describe());
+        if (head->version != view->metadata().version ||
+            !same_metadata(*head, view->metadata(), true))
+            fail("read_metadata and SaveView::parse read other metadata");
         check_writer(*view, bytes);
         if (accept == Accept::any_version) check_upgrade(*view, bytes);
     }
