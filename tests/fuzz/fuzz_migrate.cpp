@@ -5,7 +5,8 @@
 //    target version, made by the planned steps; a target that is reached means every lower one
 //    is (each version's rules include the older ones' refusals only as the chain applies them);
 //  - going through an intermediate version gives the same bytes, and so does the part-by-part
-//    driver (migrate_parts) when the chain and the format allow it;
+//    driver (migrate_parts) when the chain and the format allow it, and for a .spark_save the
+//    engine API's upgrade() (the same verdict, the same v4 bytes);
 //  - the library's diff (default options: derived values left out) between the input and the
 //    result finds only what the steps change, and every one of the changes that can be counted
 //    from the input (the version, each parent, dropped line or state, added Inventory), as
@@ -29,6 +30,7 @@
 #include "sparksave/format.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
+#include "sparksave/save_file.hpp"
 
 #include <bit>
 #include <charconv>
@@ -257,6 +259,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             unrepaired_error(input.findings, format->id, from, to).has_value())
             continue;
         auto migrated = migrate(input.doc, to);
+        // The engine API's in-memory upgrade is this chain to the current version.
+        if (format->id == FormatId::spark_save && to == format->current_version &&
+            !input.findings.has_errors()) {
+            auto up = spark_save::upgrade(spark_save::as_save_bytes(bytes));
+            if (up.has_value() != migrated.has_value())
+                fail("upgrade() and migrate() disagree on migrating the file");
+            if (up && *up != migrated->bytes) fail("upgrade() and migrate() make other bytes");
+        }
         if (!migrated) {
             refused_below = true;
             continue;
