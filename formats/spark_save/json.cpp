@@ -507,11 +507,6 @@ class DumpReader {
             q = r_.skip_space_at(q + 1); // ','
         }
     }
-    std::size_t skip(std::size_t p) const {
-        Kind kind;
-        return r_.end_of(p, kind);
-    }
-
     // A missing member of the object at `p` outranks an error found inside another (as reading
     // member by member would have it): `required` in order, the first missing one.
     std::optional<Error> missing(std::size_t p, const Where& where,
@@ -525,8 +520,9 @@ class DumpReader {
     }
 
     // An object with a byte-string member `first` (the node's name) and an array member `second`
-    // (its children, read by `list`), in any order; of a member given twice the first counts,
-    // other members are ignored. `what` for the message of a value that is no object.
+    // (its children, read by `list`), in any order, each once: a member given twice or any other
+    // member refuses the dump (json::Reader::take_members' messages), so that nothing in it is
+    // silently dropped. `what` for the message of a value that is no object.
     template <class F>
     Result<std::size_t> record(std::size_t p, const Where& where, std::string_view what,
                                std::string_view first, std::string_view second, F&& list) {
@@ -542,7 +538,14 @@ class DumpReader {
                 has_second = true;
                 return list(v, where.member(second));
             }
-            return skip(v);
+            const std::string path = where.member(key).str();
+            const std::string shown =
+                key.size() <= 48 ? display(key, true) : display(key.substr(0, 48), true) + "...";
+            return error(
+                v, root_where(path),
+                key == first || key == second
+                    ? "expected each member once, found " + shown + " again"
+                    : fmt::format("unknown member {} (expected {}, {})", shown, first, second));
         });
         if (!end) {
             if (auto m = missing(p, where, {first, second})) return *m;
@@ -624,6 +627,7 @@ class DumpReader {
     Result<std::string> metadata(const Value& v) {
         if (v.kind != Kind::object)
             return r_.error_at(v, "metadata", "expected an object with raw and fields");
+        if (auto r = r_.only_members(v, "metadata", {"raw", "fields"}); !r) return r.error();
         Value raw, fields;
         const bool has_raw = r_.find(v, "raw", raw);
         const bool has_fields = r_.find(v, "fields", fields);
@@ -636,14 +640,30 @@ class DumpReader {
         if (has_fields) {
             if (fields.kind != Kind::object)
                 return r_.error_at(fields, "metadata.fields", "expected an object of field texts");
-            auto from_fields = render_fields(fields);
-            if (!from_fields) return from_fields.error();
-            if (!has_raw) {
-                block = std::move(*from_fields);
-            } else if (fields_differ(block, fields)) {
-                // The fields were edited: they win, and the block is rebuilt one field a line.
-                notes_.emplace_back("metadata.fields differ from metadata.raw: the block was "
-                                    "rebuilt from the fields");
+            // The fields of this version (1.2, k_meta_fields), each once: another name would be
+            // dropped in silence, a repeated one would hide its second value.
+            constexpr std::size_t k_most = std::size(k_meta_fields);
+            std::array<std::string_view, k_most> names;
+            std::array<Value, k_most> values;
+            std::array<bool, k_most> present{};
+            std::size_t n = 0;
+            for (const MetaFieldSpec& spec : k_meta_fields)
+                if (in_version(spec, version_)) names[n++] = spec.name;
+            if (auto r = r_.take_members(fields, "metadata.fields", std::span(names.data(), n),
+                                         std::span(values.data(), n), std::span(present.data(), n));
+                !r)
+                return r.error();
+            // Unedited fields are those of the raw block, however many it has (a v1/v2 block
+            // may lack some: its own reader never checked): raw is written as it is. Edited
+            // ones win, and the block is rebuilt from them, one field a line.
+            if (!has_raw ||
+                fields_differ(block, std::span(names.data(), n), std::span(values.data(), n),
+                              std::span(present.data(), n))) {
+                auto from_fields = render_fields(fields);
+                if (!from_fields) return from_fields.error();
+                if (has_raw)
+                    notes_.emplace_back("metadata.fields differ from metadata.raw: the block was "
+                                        "rebuilt from the fields");
                 block = std::move(*from_fields);
             }
         }
@@ -705,16 +725,45 @@ class DumpReader {
         return layout_block(views, version_);
     }
 
-    // Whether the JSON fields say something else than the raw block does.
-    bool fields_differ(std::string_view block, const Value& fields) {
-        auto texts = field_texts(fields);
-        if (!texts) return true;
+    // Whether the JSON fields (`values[i]` for `names[i]` when `present[i]`) say something else
+    // than the raw block does: another set of fields, or another text for one. Each field is
+    // compared as the dump shows it (to_json): a string, or position's parts as an array.
+    bool fields_differ(std::string_view block, std::span<const std::string_view> names,
+                       std::span<const Value> values, std::span<const bool> present) {
         MetadataBlock meta;
         auto ignore = [](std::size_t, std::string, std::string) {};
         parse_metadata_block(block, 0, version_, meta, ignore, ignore);
-        if (meta.count != texts->size()) return true;
-        for (std::size_t i = 0; i < meta.count; ++i)
-            if (meta.fields[i].text != (*texts)[i]) return true;
+        std::string text;
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            std::vector<std::string_view> in_block;
+            bool multi = false;
+            for (std::size_t f = 0; f < meta.count; ++f) {
+                const MetaFieldSpec& spec = k_meta_fields[meta.fields[f].spec];
+                if (spec.name != names[i]) continue;
+                multi = spec.parts > 1;
+                in_block.push_back(meta.fields[f].text);
+            }
+            if (!present[i] || in_block.empty()) {
+                if (present[i] != !in_block.empty()) return true;
+                continue;
+            }
+            const Value& v = values[i];
+            if (multi != (v.kind == Kind::array)) return true;
+            if (!multi) {
+                if (!read_bytes(v, root_where("metadata.fields"), text) || text != in_block[0])
+                    return true;
+                continue;
+            }
+            std::size_t k = 0;
+            bool same = true;
+            r_.elements(v, [&](std::size_t, const Value& part) {
+                same = k < in_block.size() &&
+                       read_bytes(part, root_where("metadata.fields"), text) && text == in_block[k];
+                ++k;
+                return same;
+            });
+            if (!same || k != in_block.size()) return true;
+        }
         return false;
     }
 

@@ -391,14 +391,16 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
             (void)reader.run();
             return !reader.needs_rerun(); // damaged: read again, knowing the CRC
         });
-    auto meta = verdict(findings, std::move(sink.meta));
-    if (!meta) return std::move(meta).error();
+    if (const Error* e = findings.first_error()) return *e;
+    // The engine refuses a v1/v2 file for its version, before it looks at the block.
     if (accept == Accept::engine && !current_rules(sink.version))
         return make_error(ErrorCode::needs_migration,
                           fmt::format("expected version {} or {} (the versions the current engine "
                                       "loads), found {}: upgrade() it first",
                                       k_oldest_loadable, k_current_version, sink.version),
                           4, "version");
+    auto meta = verdict(findings, std::move(sink.meta));
+    if (!meta) return std::move(meta).error();
     d->metadata = std::move(*meta);
     for (const Error& f : findings.items())
         if (f.severity == Severity::warning) d->warnings.push_back(f);

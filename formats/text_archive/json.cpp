@@ -21,7 +21,10 @@
 // - Every string is a JSON string when its bytes are valid UTF-8, else {"base64": "..."}
 //   (json::Reader::bytes).
 // With the version line, this is everything the writer needs: `pack` rebuilds the identical
-// bytes, and `pack(dump --json X) == X` byte for byte for every X that reads without error.
+// bytes, and `pack(dump --json X) == X` byte for byte for every X that reads without error and
+// is laid out as the engine's writer lays it out; an X the reader notes is laid out otherwise
+// (bad_syntax, bad_indent, truncated: commas, blanks, indentation, no final LF, a skipped line)
+// comes back with the same entries in the writer's layout (tests/fuzz/fuzz_pack.cpp checks both).
 //
 // What from_json refuses, and what is left to the reader. The caller (`sparksave pack`) reads
 // the bytes back with summarize() and refuses every error, so the rules of the format (a bool

@@ -188,17 +188,25 @@ class Differ {
         return n.type == ValueType::string && n.tag != 0;
     }
 
-    // How a child is found again: by name (and which occurrence of it), or by position.
+    // How a child is found again: by name (and which occurrence of it), or by position. An
+    // empty name is also keyed by the kind of child, container or value (diff.hpp): a spark-kv
+    // line without a TAB (a container without a name) is not a record with an empty key.
     struct Key {
         std::string_view name;
         std::size_t occurrence;
+        bool unnamed_container = false;
         bool operator==(const Key&) const = default;
     };
     struct KeyHash {
         std::size_t operator()(const Key& k) const noexcept {
-            return std::hash<std::string_view>()(k.name) * 31 + k.occurrence;
+            return (std::hash<std::string_view>()(k.name) * 31 + k.occurrence) * 2 +
+                   k.unnamed_container;
         }
     };
+    static bool unnamed_container(const Document& d, NodeId child) noexcept {
+        const NodeKind kind = d.node(child).kind;
+        return d.name(child).empty() && (kind == NodeKind::object || kind == NodeKind::list);
+    }
 
     static bool positional(const Document& d, NodeId parent) {
         if (d.node(parent).kind != NodeKind::list) return false;
@@ -213,21 +221,27 @@ class Differ {
         return out;
     }
 
-    // Keys of the children: (name, k) for the k-th child of that name.
+    // Keys of the children: (name, k) for the k-th child of that name (of that kind, for an
+    // empty name).
     static std::vector<Key> keys(const Document& d, const std::vector<NodeId>& kids) {
         std::vector<Key> out;
         out.reserve(kids.size());
         std::unordered_map<std::string_view, std::size_t> seen;
+        std::size_t unnamed_containers = 0;
         const bool small = kids.size() <= 16;
         for (std::size_t i = 0; i < kids.size(); ++i) {
             std::string_view name = d.name(kids[i]);
+            const bool container = unnamed_container(d, kids[i]);
             std::size_t k = 0;
-            if (small) {
-                for (std::size_t j = 0; j < i; ++j) k += d.name(kids[j]) == name;
+            if (container) {
+                k = unnamed_containers++;
+            } else if (small) {
+                for (std::size_t j = 0; j < i; ++j)
+                    k += d.name(kids[j]) == name && !unnamed_container(d, kids[j]);
             } else {
                 k = seen[name]++;
             }
-            out.push_back({name, k});
+            out.push_back({name, k, container});
         }
         return out;
     }

@@ -218,6 +218,32 @@ TEST_CASE("pack(dump --json x) == x for generated saves of every version") {
     CHECK(checked == 300);
 }
 
+TEST_CASE("pack(dump --json x) == x for a v1/v2 block that lacks fields; editing one refuses") {
+    // Found by fuzz_pack: the dump shows the fields the block has, and pack took that for an
+    // edit, tried to rebuild the block from them and refused the unedited dump.
+    for (std::uint32_t version : {1u, 2u}) {
+        CAPTURE(version);
+        const std::string block = version == 1 ? "a\nb\nc\n1700000000\n" : "a\nb\nc\n";
+        std::string bytes = "SPRK";
+        for (std::uint32_t n : {version, static_cast<std::uint32_t>(block.size())})
+            for (int i = 0; i < 4; ++i) bytes += static_cast<char>(n >> (8 * i) & 0xff);
+        bytes += block + std::string(8, '\0'); // no entity, no custom-state pair
+        REQUIRE_FALSE(parse(bytes).findings.has_errors());
+        std::string json = dump_json(bytes);
+        auto packed = spark_save::from_json(json);
+        REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
+        CHECK(packed->bytes == bytes);
+        CHECK(packed->notes.empty());
+        // An edit of such fields has no complete block to rebuild from.
+        const auto at = json.find("\"saveName\": \"a\"");
+        REQUIRE(at != std::string::npos);
+        json.replace(at, 15, "\"saveName\": \"z\"");
+        auto edited = spark_save::from_json(json);
+        REQUIRE_FALSE(edited);
+        CHECK(edited.error().message.rfind("expected this field", 0) == 0);
+    }
+}
+
 TEST_CASE("pack: an edited field rebuilds the metadata block; the checksum is recomputed") {
     const std::string bytes =
         test::read_bytes(test::testdata() / "spark_save/valid/v4-hierarchy.spark_save");
@@ -267,6 +293,25 @@ TEST_CASE("pack: JSON that is not a dump gets an error at the JSON path") {
              "metadata.fields.saveName", "expected this field"},
             {R"({"format": "text_archive", "version": 3, "metadata": {"raw": ""}, "entities": []})",
              "format", "expected \"spark_save\""},
+            // Found by fuzz_pack: an unknown or repeated member below the root was dropped in
+            // silence (the first of a repeated one counted).
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "bogus": 1, "components": []}]})",
+             "entities[0].bogus", "unknown member \"bogus\" (expected name, components)"},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "components": [], "name": "b"}]})",
+             "entities[0].name", "expected each member once, found \"name\" again"},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "components": [{"type": "T", "properties": [], "extra": []}]}]})",
+             "entities[0].components[0].extra",
+             "unknown member \"extra\" (expected type, properties)"},
+            {R"({"version": 3, "metadata": {"raw": ""}, "entities": [{"name": "a", "components": [{"properties": [], "type": "T", "properties": [["k", "v"]]}]}]})",
+             "entities[0].components[0].properties", "expected each member once"},
+            {R"({"version": 3, "metadata": {"raw": "", "bogus": 1}, "entities": []})",
+             "metadata.bogus", "unknown member \"bogus\""},
+            {R"({"version": 3, "metadata": {"raw": "", "raw": "x"}, "entities": []})",
+             "metadata.raw", "expected each member once"},
+            {R"({"version": 1, "metadata": {"fields": {"saveName": "a", "screenshotPath": ""}}, "entities": []})",
+             "metadata.fields.screenshotPath", "unknown member \"screenshotPath\""},
+            {R"({"version": 3, "metadata": {"fields": {"saveName": "a", "saveName": "b"}}, "entities": []})",
+             "metadata.fields.saveName", "expected each member once"},
         }) {
         CAPTURE(c.json);
         auto packed = spark_save::from_json(c.json);
@@ -729,7 +774,7 @@ TEST_CASE("pack: any layout and member order of a dump gives the same file") {
         {"name": "", "components": []}], "customState": [["a", "b"]]})";
     const std::string other = R"({"customState": [["a", "b"]], "entities": [
         {"components": [{"properties": [["\u006b", {"base64": "dg=="}], ["x", "y"]],
-                         "extra": 1, "type": "T"}], "name": "e", "name": "ignored"},
+                         "type": "T"}], "name": "e"},
         {"components": [], "name": ""}], "metadata": {"raw": ""}, "version": 3})";
     auto b = spark_save::from_json(ordered);
     auto c = spark_save::from_json(other);

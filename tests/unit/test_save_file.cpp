@@ -480,6 +480,25 @@ TEST_CASE("SaveView: refuses with the reader's first error; v1/v2 under Accept::
     REQUIRE_FALSE(any->warnings().empty());
     CHECK(any->warnings()[0].code == ErrorCode::needs_migration);
     CHECK(any->metadata().screenshot_path.empty());
+
+    // A v1 file whose block does not read (found by fuzz_engine_api): verify accepts it (its own
+    // reader never looked), so under Accept::engine it is refused for its version, as every
+    // other v1 file is; under Accept::any_version it has no typed metadata, and verify's warning
+    // about the block is the error.
+    const std::string empty_block("SPRK\1\0\0\0\0\0\0\0\0\0\0\0\x5c\x05\x30", 19);
+    Parsed tree = read_tree(empty_block);
+    REQUIRE_FALSE(tree.findings.has_errors());
+    auto engine = ss::SaveView::parse(as_save_bytes(empty_block));
+    REQUIRE_FALSE(engine.has_value());
+    CHECK(engine.error().code == ErrorCode::needs_migration);
+    auto untyped = ss::SaveView::parse(as_save_bytes(empty_block), ss::Accept::any_version);
+    REQUIRE_FALSE(untyped.has_value());
+    CHECK(untyped.error().code == ErrorCode::bad_metadata);
+    bool warned = false;
+    for (const Error& f : tree.findings.items())
+        warned |= f.severity == Severity::warning && f.code == ErrorCode::bad_metadata &&
+                  f.message == untyped.error().message && f.offset == untyped.error().offset;
+    CHECK(warned);
 }
 
 TEST_CASE("SaveView: any number of threads parse at once (run under TSan in CI)") {

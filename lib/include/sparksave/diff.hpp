@@ -1,7 +1,9 @@
 // Structural difference of two Documents of the same format (any versions), sparksave-diff(1).
 // Children of an object are matched by name (the k-th child of a name with the k-th of the
 // same name, so repeated names work); children of a list by name when they have one (entities),
-// else by position (Vector items). Order alone is not a difference unless asked for. Values
+// else by position (Vector items). Of the children with an empty name, containers and values
+// are matched apart (a spark-kv line without a TAB is never taken for a record with an empty
+// key). Order alone is not a difference unless asked for. Values
 // that both read as numbers are compared as numbers, within an epsilon. Columns (column.hpp) are
 // compared element by element: a changed scalar is reported at `<column path>[<index>]`, e.g. a
 // tess tile as chunks[name=<key>].fields[<field>][<tile>].

@@ -3,7 +3,10 @@
 // upgrade of old versions, a writer from plain data, and the engine's save slots on disk.
 //
 // Everything here is built on the library's one reader, writer and migration chain: a file
-// this API accepts is one `sparksave verify` accepts, and the reverse.
+// this API accepts is one `sparksave verify` accepts, and the reverse, with one exception: a
+// v1/v2 file whose metadata numbers do not all read (its own reader never looked; verify warns
+// that its migration will fail) has no typed Metadata, so read_metadata and SaveView::parse
+// refuse it with that warning as their error.
 //
 // Errors are values (Result<T>, error.hpp): nothing here throws across the API except
 // std::bad_alloc when memory runs out. Calling value() on a Result that holds an error is a bug
@@ -111,8 +114,10 @@ class SaveView {
   public:
     // Refuses (with the reader's first error: code, offset, node path, message) every file the
     // reader finds an error in, including files the engine loads but misreads (a shifted
-    // metadata block, formats/README.md §1.2), and under Accept::engine every v1/v2 file
-    // (needs_migration). Thread-safe: any number of threads may parse at once.
+    // metadata block, formats/README.md §1.2), and under Accept::engine every v1/v2 file that
+    // has no such error (needs_migration, whatever its block holds: the engine refuses the
+    // version first). Under Accept::any_version, also a v1/v2 file whose block has no typed
+    // metadata (read_metadata). Thread-safe: any number of threads may parse at once.
     SPARKSAVE_API static Result<SaveView> parse(std::span<const std::byte> bytes,
                                                 Accept accept = Accept::engine);
 

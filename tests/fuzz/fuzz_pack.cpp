@@ -1,0 +1,354 @@
+// libFuzzer target for `pack` (sparksave-pack(1)): JSON from anyone, through the library as the
+// command runs it (the format named by the JSON, its from_json, the result checked with the
+// format's summarize). No crash; JSON that is not valid is never packed; and whatever pack
+// accepts
+//  - verifies (summarize and read find no error), and from_json_to makes the same bytes;
+//  - dumps back to equal JSON: the dump of the packed file holds every member of the input with
+//    the same value (pack refuses JSON that is not a dump, so nothing it accepts may be lost),
+//    apart from what the schemas (formats/*/json.cpp, sparksave-pack(1)) call informational or
+//    alternative spellings (see Compare below);
+//  - is the fixed point of the round trip: pack of that dump gives the same bytes.
+// An input that is no dump but a save its reader reads without error is dumped, and pack of that
+// dump must give the file back byte for byte; the corpus holds both kinds.
+#include "sparksave/format.hpp"
+#include "sparksave/json_reader.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace sparksave;
+using json::Kind;
+using json::Value;
+
+[[noreturn]] void fail(const char* what, const std::string& detail = {}) {
+    std::fprintf(stderr, "fuzz_pack: %s%s%s\n", what, detail.empty() ? "" : ": ", detail.c_str());
+    std::abort();
+}
+
+// The format a dump names, as `sparksave pack` finds it (app/cmd_pack.cpp): its leading
+// `{"format": "<name>"` without validating, else the root's "format" member of valid JSON.
+const FormatInfo* format_of(std::string_view t, bool& validated) {
+    validated = false;
+    std::size_t i = 0;
+    auto space = [&] {
+        while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\t' || t[i] == '\r')) ++i;
+    };
+    auto literal = [&](std::string_view s) {
+        space();
+        if (t.substr(i, s.size()) != s) return false;
+        i += s.size();
+        return true;
+    };
+    if (literal("{") && literal("\"format\"") && literal(":") && literal("\"")) {
+        const std::size_t start = i;
+        while (i < t.size() && i - start < 32 && ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')) ++i;
+        if (i < t.size() && t[i] == '"')
+            if (const FormatInfo* f = format_by_name(t.substr(start, i - start))) return f;
+    }
+    json::Reader reader(t);
+    auto root = reader.validate();
+    if (!root) return nullptr;
+    validated = true;
+    Value v;
+    if (root->kind != Kind::object || !reader.find(*root, "format", v) || v.kind != Kind::string)
+        return nullptr;
+    return format_by_name(reader.decoded(v));
+}
+
+// The input dump against the dump of what pack made of it. Equal means: the same members with
+// equal values, arrays element by element, and
+//  - byte strings compare as the bytes they hold (a JSON string, or {"base64": ...});
+//  - members the schemas call informational or optional in pack's input may be missing from
+//    the input (the dump then has them: "format", a checksum, metadata.fields, a GMSV
+//    component's "name", its timestamp's "kind" and "time", a text archive's "versionLine", a
+//    spark-kv record's "raw"), and their input value need not match (pack recomputes or
+//    derives them), except metadata.fields, which pack writes when they were edited;
+//  - "complete": true in the input is the dump's default (it has no such member);
+//  - tess and GMSV integers may be a JSON number, a decimal string or a "0x" string, and tess's
+//    lattice and residency a name or the number;
+//  - a GMSV component's "json" is its data, compared byte for byte;
+//  - when pack notes that metadata.fields won over metadata.raw, raw is the rebuilt block.
+class Compare {
+  public:
+    Compare(const json::Reader& in, const json::Reader& out, const FormatInfo& format,
+            bool fields_rebuilt)
+        : in_(in), out_(out), format_(format.name), rebuilt_(fields_rebuilt) {}
+
+    // Empty when equal, else the JSON path of the first difference and what differs.
+    std::string run(const Value& a, const Value& b) {
+        value(a, b, "", 0);
+        return problem_;
+    }
+
+  private:
+    bool numeric_format() const { return format_ == "tess_world" || format_ == "gmsv"; }
+
+    void differ(const std::string& path, std::string what) {
+        if (problem_.empty())
+            problem_ = (path.empty() ? std::string("(root)") : path) + ": " + what;
+    }
+
+    // The bytes of a byte string, or nothing when `v` is not one.
+    std::optional<std::string> bytes(const json::Reader& r, const Value& v) const {
+        std::string s;
+        if (v.kind == Kind::string) {
+            r.decode(v, s);
+            return s;
+        }
+        if (v.kind != Kind::object || !r.bytes(v, "", s)) return std::nullopt;
+        return s;
+    }
+
+    // An integer spelled as a number, a decimal string or "0x" hex (tess, GMSV): its sign and
+    // magnitude (every integer of the schemas fits 64 bits).
+    struct Integer {
+        bool negative = false;
+        std::uint64_t magnitude = 0;
+        bool operator==(const Integer&) const = default;
+    };
+    static std::optional<Integer> integer(std::string_view t) {
+        Integer v;
+        unsigned base = 10;
+        if (!t.empty() && t[0] == '-') {
+            v.negative = true;
+            t.remove_prefix(1);
+        }
+        if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+            base = 16;
+            t.remove_prefix(2);
+        }
+        if (t.empty()) return std::nullopt;
+        for (char c : t) {
+            const unsigned d = c >= '0' && c <= '9'   ? unsigned(c - '0')
+                               : c >= 'a' && c <= 'f' ? unsigned(c - 'a' + 10)
+                               : c >= 'A' && c <= 'F' ? unsigned(c - 'A' + 10)
+                                                      : 99u;
+            if (d >= base || v.magnitude > (UINT64_MAX - d) / base) return std::nullopt;
+            v.magnitude = v.magnitude * base + d;
+        }
+        if (v.magnitude == 0) v.negative = false;
+        return v;
+    }
+
+    std::optional<Integer> integer_of(const json::Reader& r, const Value& v) const {
+        if (v.kind == Kind::number) return integer(r.raw(v));
+        if (v.kind == Kind::string) return integer(r.decoded(v));
+        return std::nullopt;
+    }
+
+    // tess's named header values as their numbers.
+    std::optional<Integer> named(const json::Reader& r, const Value& v,
+                                 std::string_view member) const {
+        if (format_ != "tess_world" || v.kind != Kind::string) return std::nullopt;
+        const std::string s = r.decoded(v);
+        if (member == "lattice" && s == "orthogonal") return Integer{false, 0x4F525448};
+        if (member == "lattice" && s == "hex-axial") return Integer{false, 0x48455841};
+        if (member == "residency" && s == "dense") return Integer{false, 1};
+        if (member == "residency" && s == "sparse") return Integer{false, 2};
+        return std::nullopt;
+    }
+
+    // Members the input may leave out, or whose input value pack does not take.
+    bool informational(const std::string& parent, std::string_view key, int depth) const {
+        if (depth == 0 && (key == "format" || key == "checksum")) return true;
+        if (format_ == "gmsv" && depth == 4 && key == "name") return true; // component name
+        if (format_ == "gmsv" && parent == "timestamp" && (key == "kind" || key == "time"))
+            return true;
+        if (format_ == "text_archive" && depth == 0 && key == "versionLine") return true;
+        if (format_ == "spark_kv" && depth == 2 && key == "raw") return true;
+        if (format_ == "spark_save" && parent == "metadata" && (key == "fields" || key == "raw"))
+            return true;
+        return false;
+    }
+    bool recomputed(const std::string& parent, std::string_view key, int depth) const {
+        if (depth == 0 && key == "checksum") return true;
+        if (format_ == "gmsv" && depth == 4 && key == "name") return true;
+        if (format_ == "gmsv" && parent == "timestamp" && (key == "kind" || key == "time"))
+            return true;
+        if (format_ == "spark_kv" && depth == 2 && key == "raw") return true;
+        if (format_ == "spark_save" && parent == "metadata" && key == "raw" && rebuilt_)
+            return true;
+        return false;
+    }
+
+    void object(const Value& a, const Value& b, const std::string& path, int depth) {
+        std::map<std::string, Value> outs;
+        out_.members(b, [&](std::string_view k, const Value& v) {
+            outs.emplace(std::string(k), v);
+            return true;
+        });
+        std::map<std::string, bool> seen;
+        in_.members(a, [&](std::string_view k, const Value& v) {
+            const std::string key(k);
+            const std::string sub = path.empty() ? key : path + "." + key;
+            if (seen[key]) {
+                differ(sub, "the input gives this member twice, and pack took it");
+                return false;
+            }
+            seen[key] = true;
+            if (depth == 0 && key == "complete" && in_.is_true(v)) return true;
+            auto o = outs.find(key);
+            if (o == outs.end()) {
+                if (!informational(path, key, depth))
+                    differ(sub, "in the input, not in the dump of what pack made of it");
+                return problem_.empty();
+            }
+            if (!recomputed(path, key, depth)) value(v, o->second, sub, depth + 1, key);
+            return problem_.empty();
+        });
+        for (const auto& [key, v] : outs)
+            if (!seen.count(key) && !informational(path, key, depth))
+                differ(path.empty() ? key : path + "." + key,
+                       "in the dump of what pack made, not in the input");
+    }
+
+    void value(const Value& a, const Value& b, const std::string& path, int depth,
+               std::string_view member = {}) {
+        if (!problem_.empty()) return;
+        // A GMSV component's JSON data is bytes, written and dumped as they are.
+        if (format_ == "gmsv" && member == "json") {
+            if (in_.raw(a) != out_.raw(b)) differ(path, "other component data");
+            return;
+        }
+        if (auto x = bytes(in_, a)) {
+            if (auto y = bytes(out_, b)) {
+                if (*x != *y) differ(path, "other bytes");
+                return;
+            }
+        }
+        if (a.kind == Kind::object && b.kind == Kind::object) return object(a, b, path, depth);
+        if (a.kind == Kind::array && b.kind == Kind::array) {
+            std::vector<Value> xs, ys;
+            in_.elements(a, [&](std::size_t, const Value& v) {
+                xs.push_back(v);
+                return true;
+            });
+            out_.elements(b, [&](std::size_t, const Value& v) {
+                ys.push_back(v);
+                return true;
+            });
+            if (xs.size() != ys.size()) return differ(path, "another number of elements");
+            for (std::size_t i = 0; i < xs.size() && problem_.empty(); ++i)
+                value(xs[i], ys[i], path + "[" + std::to_string(i) + "]", depth + 1, member);
+            return;
+        }
+        if (numeric_format()) {
+            auto x = named(in_, a, member);
+            if (!x) x = integer_of(in_, a);
+            auto y = named(out_, b, member);
+            if (!y) y = integer_of(out_, b);
+            if (x && y) {
+                if (*x != *y) differ(path, "another integer");
+                return;
+            }
+        }
+        if (a.kind == Kind::number && b.kind == Kind::number) {
+            const std::string sa(in_.raw(a)), sb(out_.raw(b));
+            if (sa == sb) return;
+            const double da = std::strtod(sa.c_str(), nullptr);
+            const double db = std::strtod(sb.c_str(), nullptr);
+            if (da != db) differ(path, "another number: " + sa + " became " + sb);
+            return;
+        }
+        if (a.kind != b.kind) return differ(path, "another kind of value");
+        if (in_.raw(a) != out_.raw(b)) differ(path, "another value");
+    }
+
+    const json::Reader& in_;
+    const json::Reader& out_;
+    std::string_view format_;
+    bool rebuilt_;
+    std::string problem_;
+};
+
+std::string dump(const FormatInfo& format, const std::string& bytes, Findings& findings) {
+    Parsed p = format.read(std::make_shared<const Source>(bytes), ReadOptions{});
+    findings = p.findings;
+    std::string out;
+    format.to_json(p.doc, out);
+    return out;
+}
+
+// A save (not a dump) that its reader reads without error: pack of its unedited dump is the
+// file, byte for byte (sparksave-pack(1)).
+void round_trip(std::string_view bytes) {
+    const FormatInfo* format = detect_format(bytes.substr(0, k_detect_bytes), false);
+    if (!format || !format->from_json || bytes.size() > format->max_file_size) return;
+    Findings findings;
+    const std::string json = dump(*format, std::string(bytes), findings);
+    if (findings.has_errors()) return;
+    auto packed = format->from_json(json);
+    if (!packed) fail("pack refuses the unedited dump of a valid file", packed.error().describe());
+    if (packed->bytes == bytes) return;
+    // A text archive is written in the engine writer's layout (sparksave-pack(1)): one that the
+    // reader notes is laid out otherwise (commas, blanks, indentation, line ends, an ignored
+    // line) comes back with the same entries, in that layout.
+    bool layout = false;
+    if (format->id == FormatId::text_archive)
+        for (const Error& f : findings.items())
+            layout |= f.code == ErrorCode::bad_syntax || f.code == ErrorCode::bad_indent ||
+                      f.code == ErrorCode::truncated;
+    if (!layout) fail("pack of the unedited dump of a valid file is another file");
+    Findings again;
+    if (dump(*format, packed->bytes, again) != json || again.has_errors())
+        fail("pack of the unedited dump of a valid text archive holds other entries");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    bool validated = false;
+    const FormatInfo* format = format_of(text, validated);
+    if (!format) round_trip(text);
+    if (!format || !format->from_json) return 0;
+    auto packed = format->from_json(text);
+    if (format->from_json_to) {
+        std::string streamed;
+        auto to = format->from_json_to(text, [&](std::string_view b) -> Result<void> {
+            streamed.append(b);
+            return {};
+        });
+        if (to.has_value() != packed.has_value())
+            fail("from_json and from_json_to disagree on accepting the input");
+        if (packed && (streamed != packed->bytes || to->notes != packed->notes))
+            fail("from_json_to made other bytes or notes than from_json");
+        if (!packed && to.error().describe() != packed.error().describe())
+            fail("from_json and from_json_to refuse with other errors",
+                 to.error().describe() + " / " + packed.error().describe());
+    }
+    if (!packed) return 0;
+    json::Reader in(text);
+    auto in_root = in.validate();
+    if (!in_root) fail("pack took JSON that is not valid", in_root.error().describe());
+    // pack (app/cmd_pack.cpp) refuses a result that breaks its format's rules: not accepted.
+    const Summary check = format->summarize(packed->bytes);
+    if (check.findings.has_errors()) return 0;
+
+    Findings findings;
+    const std::string json_out = dump(*format, packed->bytes, findings);
+    if (findings.has_errors()) fail("the read finds an error that summarize does not");
+    json::Reader out(json_out);
+    auto out_root = out.validate();
+    if (!out_root) fail("the dump is not valid JSON", out_root.error().describe());
+    bool rebuilt = false;
+    for (const auto& note : packed->notes) rebuilt |= note.find("rebuilt") != std::string::npos;
+    Compare compare(in, out, *format, rebuilt);
+    if (std::string problem = compare.run(*in_root, *out_root); !problem.empty())
+        fail("the dump of what pack made differs from its input", problem);
+
+    auto again = format->from_json(json_out);
+    if (!again) fail("pack refuses the dump of what it made", again.error().describe());
+    if (again->bytes != packed->bytes) fail("pack of the dump of what pack made gives other bytes");
+    return 0;
+}
