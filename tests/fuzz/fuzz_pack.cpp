@@ -275,7 +275,7 @@ std::string dump(const FormatInfo& format, const std::string& bytes, Findings& f
     Parsed p = format.read(std::make_shared<const Source>(bytes), ReadOptions{});
     findings = p.findings;
     std::string out;
-    format.to_json(p.doc, out);
+    format_json(format.id).to_json(p.doc, out);
     return out;
 }
 
@@ -283,11 +283,11 @@ std::string dump(const FormatInfo& format, const std::string& bytes, Findings& f
 // file, byte for byte (sparksave-pack(1)).
 void round_trip(std::string_view bytes) {
     const FormatInfo* format = detect_format(bytes.substr(0, k_detect_bytes), false);
-    if (!format || !format->from_json || bytes.size() > format->max_file_size) return;
+    if (!format || bytes.size() > format->max_file_size) return;
     Findings findings;
     const std::string json = dump(*format, std::string(bytes), findings);
     if (findings.has_errors()) return;
-    auto packed = format->from_json(json);
+    auto packed = format_json(format->id).from_json(json);
     if (!packed) fail("pack refuses the unedited dump of a valid file", packed.error().describe());
     if (packed->bytes == bytes) return;
     // A text archive is written in the engine writer's layout (sparksave-pack(1)): one that the
@@ -311,11 +311,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bool validated = false;
     const FormatInfo* format = format_of(text, validated);
     if (!format) round_trip(text);
-    if (!format || !format->from_json) return 0;
-    auto packed = format->from_json(text);
-    if (format->from_json_to) {
+    if (!format) return 0;
+    const FormatJson& json_row = format_json(format->id);
+    auto packed = json_row.from_json(text);
+    if (json_row.from_json_to) {
         std::string streamed;
-        auto to = format->from_json_to(text, [&](std::string_view b) -> Result<void> {
+        auto to = json_row.from_json_to(text, [&](std::string_view b) -> Result<void> {
             streamed.append(b);
             return {};
         });
@@ -347,7 +348,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (std::string problem = compare.run(*in_root, *out_root); !problem.empty())
         fail("the dump of what pack made differs from its input", problem);
 
-    auto again = format->from_json(json_out);
+    auto again = json_row.from_json(json_out);
     if (!again) fail("pack refuses the dump of what it made", again.error().describe());
     if (again->bytes != packed->bytes) fail("pack of the dump of what pack made gives other bytes");
     return 0;
