@@ -8,7 +8,6 @@
 
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
-#include "sparksave/json_reader.hpp"
 #include "sparksave/output.hpp"
 #include "sparksave/version.hpp"
 
@@ -30,26 +29,6 @@ struct PackOptions {
     std::string json;
     std::string output;
 };
-
-// The format name when the text starts like a dump does: `{ "format": "<plain name>"`.
-std::optional<std::string> leading_format(std::string_view t) {
-    std::size_t i = 0;
-    auto space = [&] {
-        while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\t' || t[i] == '\r')) ++i;
-    };
-    auto literal = [&](std::string_view s) {
-        space();
-        if (t.substr(i, s.size()) != s) return false;
-        i += s.size();
-        return true;
-    };
-    if (!literal("{") || !literal("\"format\"") || !literal(":") || !literal("\""))
-        return std::nullopt;
-    const std::size_t start = i;
-    while (i < t.size() && i - start < 32 && ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')) ++i;
-    if (i >= t.size() || t[i] != '"') return std::nullopt;
-    return std::string(t.substr(start, i - start));
-}
 
 // The largest JSON pack reads: a dump of the largest save (512 MiB) with every byte escaped
 // stays well under this.
@@ -96,39 +75,14 @@ int run_pack(const PackOptions& o) {
     std::shared_ptr<const Source> source = std::move(opened->source);
     const std::string_view text = source->view();
 
-    // Which format: a dump starts with its "format" member; anything else is validated whole
-    // first (the format's own reading validates again: a dump of a large save is read once).
-    const FormatInfo* format = nullptr;
-    if (auto name = leading_format(text)) format = format_by_name(*name);
-    if (!format) {
-        json::Reader reader(text);
-        auto root = reader.validate();
-        if (!root) {
-            message(show_path(o.json), root.error().describe());
-            return k_exit_finding;
-        }
-        json::Value format_value;
-        if (root->kind != json::Kind::object || !reader.find(*root, "format", format_value) ||
-            format_value.kind != json::Kind::string) {
-            message(show_path(o.json),
-                    reader
-                        .error_at(*root, "",
-                                  "expected a dump of `sparksave dump --json`: an object "
-                                  "with a \"format\" string")
-                        .describe());
-            return k_exit_finding;
-        }
-        const std::string name = reader.decoded(format_value);
-        format = format_by_name(name);
-        if (!format) {
-            message(show_path(o.json), reader
-                                           .error_at(format_value, "format",
-                                                     "expected one of " + format_names() +
-                                                         ", found " + display(name, true))
-                                           .describe());
-            return k_exit_finding;
-        }
+    // Which format (format.hpp dump_format): a dump of a large save is validated once, by the
+    // format's own reading.
+    auto named = dump_format(text);
+    if (!named) {
+        message(show_path(o.json), named.error().describe());
+        return k_exit_finding;
     }
+    const FormatInfo* format = *named;
     const FormatJson& json_row = format_json(format->id);
     if (!json_row.from_json) {
         message(show_path(o.json), fmt::format("pack does not support {} files yet", format->name));

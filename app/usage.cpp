@@ -126,7 +126,6 @@ std::optional<Said> given_more_than_once(const CLI::App& app, const CLI::App& cm
                                     show_path(values)),
                         where};
         }
-        if (where == &app) break;
     }
     return std::nullopt;
 }

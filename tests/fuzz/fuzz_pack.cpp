@@ -35,36 +35,6 @@ using json::Value;
     std::abort();
 }
 
-// The format a dump names, as `sparksave pack` finds it (app/cmd_pack.cpp): its leading
-// `{"format": "<name>"` without validating, else the root's "format" member of valid JSON.
-const FormatInfo* format_of(std::string_view t, bool& validated) {
-    validated = false;
-    std::size_t i = 0;
-    auto space = [&] {
-        while (i < t.size() && (t[i] == ' ' || t[i] == '\n' || t[i] == '\t' || t[i] == '\r')) ++i;
-    };
-    auto literal = [&](std::string_view s) {
-        space();
-        if (t.substr(i, s.size()) != s) return false;
-        i += s.size();
-        return true;
-    };
-    if (literal("{") && literal("\"format\"") && literal(":") && literal("\"")) {
-        const std::size_t start = i;
-        while (i < t.size() && i - start < 32 && ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')) ++i;
-        if (i < t.size() && t[i] == '"')
-            if (const FormatInfo* f = format_by_name(t.substr(start, i - start))) return f;
-    }
-    json::Reader reader(t);
-    auto root = reader.validate();
-    if (!root) return nullptr;
-    validated = true;
-    Value v;
-    if (root->kind != Kind::object || !reader.find(*root, "format", v) || v.kind != Kind::string)
-        return nullptr;
-    return format_by_name(reader.decoded(v));
-}
-
 // The input dump against the dump of what pack made of it. Equal means: the same members with
 // equal values, arrays element by element, and
 //  - byte strings compare as the bytes they hold (a JSON string, or {"base64": ...});
@@ -308,10 +278,13 @@ void round_trip(std::string_view bytes) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
-    bool validated = false;
-    const FormatInfo* format = format_of(text, validated);
-    if (!format) round_trip(text);
-    if (!format) return 0;
+    // The format a dump names, as `sparksave pack` finds it (format.hpp dump_format).
+    auto named = dump_format(text);
+    if (!named) {
+        round_trip(text);
+        return 0;
+    }
+    const FormatInfo* format = *named;
     const FormatJson& json_row = format_json(format->id);
     auto packed = json_row.from_json(text);
     if (json_row.from_json_to) {

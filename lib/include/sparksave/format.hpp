@@ -193,6 +193,11 @@ std::span<const FormatInfo> format_table() noexcept;
 // format of the table.
 std::span<const FormatJson> format_json_table() noexcept;
 const FormatJson& format_json(FormatId id);
+// The format a JSON dump names (`pack`'s input): the leading `{"format": "<name>"` of a dump,
+// read without validating the rest (the format's own reading validates it); else, for any other
+// JSON, the root's "format" string of the validated text. Errors, with their line:column: not
+// valid JSON, no "format" string at the root, a name of no format of the table.
+Result<const FormatInfo*> dump_format(std::string_view json);
 const FormatInfo& format_info(FormatId id);
 const FormatInfo* format_by_name(std::string_view name) noexcept;
 // The first format whose detect() accepts `head`, or nullptr. `signature_only`: only a format
