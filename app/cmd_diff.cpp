@@ -3,6 +3,7 @@
 // into `dump --select` and `--ignore`.
 #include "commands.hpp"
 #include "common.hpp"
+#include "records.hpp"
 #include "usage.hpp"
 
 #include "sparksave/diff.hpp"
@@ -26,45 +27,6 @@ struct DiffOptionsCli {
     std::vector<std::string> ignore;
 };
 
-// A node's value for people: strings quoted, numbers bare, containers by size. A container
-// with a tag (a text archive's class name) shows it first, as dump does; a scalar shows its tag
-// (a text archive's type name) when asked: when the type is what changed.
-std::string show_value(const Document& doc, NodeId id, bool with_tag = false) {
-    const Node& n = doc.node(id);
-    std::string tag;
-    if (n.tag != 0 && (with_tag || n.kind == NodeKind::object || n.kind == NodeKind::list))
-        tag = display(doc.tag(id)) + ' ';
-    switch (n.kind) {
-    case NodeKind::object:
-        return tag + fmt::format("{{{} {}}}", doc.child_count(id),
-                                 doc.child_count(id) == 1 ? "entry" : "entries");
-    case NodeKind::list:
-        return tag + fmt::format("[{} {}]", doc.child_count(id),
-                                 doc.child_count(id) == 1 ? "item" : "items");
-    case NodeKind::bytes:
-    case NodeKind::column:
-        return fmt::format("<{} bytes>", doc.value(id).size());
-    case NodeKind::scalar:
-        break;
-    }
-    const bool quoted = n.type == ValueType::string || n.type == ValueType::none;
-    return tag + display(doc.value(id), quoted);
-}
-
-std::string child_names(const Document& doc, NodeId id) {
-    std::string out;
-    std::size_t i = 0;
-    for (NodeId c : doc.children(id)) {
-        if (!out.empty()) out += ", ";
-        if (++i > 12) {
-            out += "...";
-            break;
-        }
-        out += doc.name(c).empty() ? std::string("[]") : display(doc.name(c));
-    }
-    return out;
-}
-
 // Renders changes as they come: each change a record (text lines, the --json array), or the
 // --stat counts, one record at the end.
 class Report {
@@ -87,93 +49,8 @@ class Report {
     bool empty() const noexcept { return count_ == 0; }
 
   private:
-    void counts(const DiffStat::Counts& n) {
-        p_.number("added", n[0]);
-        p_.number("removed", n[1]);
-        p_.number("changed", n[2]);
-        p_.number("reordered", n[3]);
-    }
-
-    void stat() {
-        auto record = p_.record();
-        counts(stat_.totals());
-        {
-            auto groups = p_.object("groups");
-            for (const auto& [group, n] : stat_.groups()) {
-                auto object = p_.object(group);
-                counts(n);
-            }
-        }
-        auto line = [](const DiffStat::Counts& n) {
-            std::string s = fmt::format("{} added, {} removed, {} changed", n[0], n[1], n[2]);
-            if (n[3]) s += fmt::format(", {} reordered", n[3]);
-            return s;
-        };
-        p_.text([&](std::string& text) {
-            std::size_t width = 0;
-            for (const auto& [group, n] : stat_.groups()) width = std::max(width, group.size());
-            for (const auto& [group, n] : stat_.groups())
-                text += fmt::format("{:<{}}  {}\n", group, width, line(n));
-            text += fmt::format("{} {}: {}\n", count_, count_ == 1 ? "difference" : "differences",
-                                line(stat_.totals()));
-        });
-    }
-
-    void change(const Change& c) {
-        auto record = p_.record();
-        const std::string path = c.path.str();
-        p_.string("op", op_name(c.op));
-        p_.string("path", path);
-        auto value = [&](std::string_view key, const Document* d, NodeId id,
-                         const std::string& literal) {
-            if (id == k_no_node) {
-                p_.string(key, literal);
-            } else if (c.op == Change::Op::order) {
-                auto names = p_.array(key);
-                for (NodeId k : d->children(id)) p_.bytes(d->name(k));
-            } else {
-                p_.value(key, [&](std::string& out) { print_json_compact(*d, id, out); });
-            }
-        };
-        if (c.op != Change::Op::add) value("old", c.old_doc, c.old_node, c.old_text);
-        if (c.op != Change::Op::remove) value("new", c.new_doc, c.new_node, c.new_text);
-        const bool tags = tag_changed(c);
-        if (c.op == Change::Op::change && tags) {
-            // What changed is the type (or class) name: old and new alone may not show it.
-            p_.bytes("oldType", c.old_doc->tag(c.old_node));
-            p_.bytes("newType", c.new_doc->tag(c.new_node));
-        }
-        p_.line([&](std::string& text) {
-            auto old_value = [&] {
-                return c.old_node == k_no_node ? display(c.old_text)
-                                               : show_value(*c.old_doc, c.old_node, tags);
-            };
-            auto new_value = [&] {
-                return c.new_node == k_no_node ? display(c.new_text)
-                                               : show_value(*c.new_doc, c.new_node, tags);
-            };
-            const bool color = p_.color();
-            switch (c.op) {
-            case Change::Op::add:
-                text += paint(Style::added, "+ " + path + ": " + new_value(), color);
-                break;
-            case Change::Op::remove:
-                text += paint(Style::removed, "- " + path + ": " + old_value(), color);
-                break;
-            case Change::Op::change:
-                text += paint(Style::changed,
-                              "~ " + path + ": " + old_value() + " \u2192 " + new_value(), color);
-                break;
-            case Change::Op::order:
-                text += paint(Style::changed,
-                              "~ " + (path.empty() ? std::string("(top level)") : path) +
-                                  ": order " + child_names(*c.old_doc, c.old_node) + " \u2192 " +
-                                  child_names(*c.new_doc, c.new_node),
-                              color);
-                break;
-            }
-        });
-    }
+    void change(const Change& c) { print(p_, ChangeRecord{c, c.path.str()}); }
+    void stat() { print(p_, stat_, count_); }
 
     Printer& p_;
     const DiffOptionsCli& o_;

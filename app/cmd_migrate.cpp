@@ -5,6 +5,7 @@
 // were.
 #include "commands.hpp"
 #include "common.hpp"
+#include "records.hpp"
 #include "usage.hpp"
 
 #include "sparksave/file_io.hpp"
@@ -47,54 +48,6 @@ int list_steps() {
     p->finish();
     out_flush();
     return k_exit_ok;
-}
-
-// A file's record: a label padded to one width, the path, what happened; the plan's steps
-// (--dry-run) and the notes under it.
-void print_outcome(Printer& p, const std::string& path, const FileOutcome& o,
-                   const MigrateOptions& opt) {
-    auto record = p.record();
-    auto label = [&](Style style, std::string_view text) {
-        return paint(style, fmt::format("{:<13}", text), p.color()) + " " + show_path(path) + ": ";
-    };
-    const std::string dest = o.destination.empty() || o.destination == path
-                                 ? std::string()
-                                 : " -> " + show_path(o.destination);
-    switch (o.kind) {
-    case Kind::failed:
-    case Kind::unreadable:
-        p.line(label(Style::fail, "FAIL") + o.failure->error.message);
-        return;
-    case Kind::skipped:
-    case Kind::left_alone:
-        return;
-    case Kind::up_to_date:
-        p.line(label(Style::dim, "up to date") + fmt::format("{} v{}", o.format, o.from));
-        return;
-    case Kind::copied:
-        p.line(label(Style::dim, "up to date") +
-               fmt::format("{} v{}, copied{}", o.format, o.from, dest));
-        return;
-    case Kind::already_migrated:
-        p.line(label(Style::dim, "up to date") +
-               fmt::format("{} v{}{} already holds the v{} result", o.format, o.from, dest, o.to));
-        return;
-    case Kind::needs_migration:
-        p.line(label(Style::warning, "outdated") +
-               fmt::format("{} v{}, needs migration to v{}", o.format, o.from, o.to));
-        return;
-    case Kind::migrated:
-        break;
-    }
-    p.line(label(Style::ok, opt.batch.dry_run ? "would migrate" : "migrated") +
-           fmt::format("{} v{} -> v{}{}", o.format, o.from, o.to, dest));
-    auto indent = p.indent(6);
-    if (opt.batch.dry_run) {
-        std::string steps;
-        for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
-        p.line("steps: " + steps);
-    }
-    for (const auto& n : o.notes) p.line("note: " + n.describe());
 }
 
 // Usage errors (usage.hpp), said before any file is read.
@@ -184,7 +137,7 @@ int run_migrate(const MigrateOptions& o) {
             if (r.kind == Kind::unreadable) // like every command: stderr
                 message(show_path(list.files[i].path), r.failure->error.message);
             else
-                print_outcome(*printer, list.files[i].path, r, o);
+                print(*printer, MigrateRecord{list.files[i].path, &r, o.batch.dry_run});
             r = FileOutcome{};
         });
     progress.clear();
@@ -203,9 +156,15 @@ int run_migrate(const MigrateOptions& o) {
         summary =
             fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
     if (skipped) summary += fmt::format(", {} skipped (no known format)", skipped);
-    if (left_alone)
-        summary += fmt::format(", {} engine {} left alone (.spark_save.bak, .spark_save.tmp)",
-                               left_alone, left_alone == 1 ? "companion" : "companions");
+    if (left_alone) {
+        // The companions' names, as the formats with a save directory give them.
+        std::string names;
+        for (const FormatInfo& f : format_table())
+            if (f.directory)
+                names += (names.empty() ? "" : "; ") + std::string(f.directory->companions);
+        summary += fmt::format(", {} engine {} left alone ({})", left_alone,
+                               left_alone == 1 ? "companion" : "companions", names);
+    }
     if (!list.stale_temps.empty())
         summary +=
             fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave write)",

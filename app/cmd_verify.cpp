@@ -2,6 +2,7 @@
 // this save intact, and will the engine load it?
 #include "commands.hpp"
 #include "common.hpp"
+#include "records.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -29,68 +30,9 @@ struct FileResult {
     Error load_error;
 };
 
-// The engine's companions of a slot are checked as what they are (sparksave-verify(1),
-// formats/README.md §1.7): the engine's fallback revision, or a write it never finished.
-std::string_view companion_label(FileList::Role role) {
-    switch (role) {
-    case FileList::Role::engine_backup:
-        return "the engine's backup of a slot";
-    case FileList::Role::engine_temp:
-        return "an interrupted engine write, which the engine ignores";
-    case FileList::Role::save:
-        break;
-    }
-    return {};
-}
-
-// A file's record (sparksave-verify(1) OUTPUT): with --quiet, text shows a failing file only, and
-// of its findings the ones that fail it; JSON shows everything.
-void print_result(Printer& p, const FileResult& r, const VerifyOptions& o) {
-    auto record = p.record();
-    const bool loaded = r.format && !r.unreadable;
-    const bool shown = !(o.quiet && r.ok);
-    p.bytes("path", r.path);
-    if (r.format)
-        p.string("format", r.format->name);
-    else
-        p.null("format");
-    p.number("version", r.format && r.summary.version_known
-                            ? std::optional<std::uint64_t>(r.summary.version)
-                            : std::nullopt);
-    p.boolean("ok", r.ok);
-    p.boolean("engineLoads", loaded && r.summary.engine_loads);
-    if (r.summary.checksum) p.string("checksum", fmt::format("{:#010x}", *r.summary.checksum));
-    if (r.role != FileList::Role::save)
-        p.string("companion", r.role == FileList::Role::engine_backup ? "backup" : "tmp");
-    if (shown && !r.unreadable) {
-        p.line([&](std::string& line) {
-            line +=
-                r.ok ? paint(Style::ok, "OK  ", p.color()) : paint(Style::fail, "FAIL", p.color());
-            line += "  " + show_path(r.path) + ": ";
-            if (!r.format) {
-                line += r.load_error.message;
-                return;
-            }
-            line += r.format->name;
-            if (r.summary.version_known) line += fmt::format(" v{}", r.summary.version);
-            if (r.summary.checksum) line += fmt::format(", crc32 {:#010x}", *r.summary.checksum);
-            if (r.role != FileList::Role::save)
-                line += fmt::format(" ({})", companion_label(r.role));
-        });
-    }
-    {
-        auto findings = p.array("findings");
-        auto indent = p.indent(6);
-        if (!loaded) print_finding(p, r.load_error, false);
-        for (const auto& f : r.summary.findings.items())
-            print_finding(p, f,
-                          shown && loaded &&
-                              !(o.quiet && f.severity != Severity::error &&
-                                !(o.strict && f.severity == Severity::warning)));
-        if (const std::size_t dropped = r.summary.findings.dropped(); dropped && shown && loaded)
-            p.line(fmt::format("... and {} more findings not shown", dropped));
-    }
-    if (r.summary.findings.dropped()) p.number("findingsNotShown", r.summary.findings.dropped());
+VerifyRecord record(const FileResult& r, const VerifyOptions& o) {
+    return {r.path,       r.format, &r.summary, &r.load_error, r.ok,
+            r.unreadable, r.role,   o.quiet,    o.strict};
 }
 
 int run_verify(const VerifyOptions& o) {
@@ -125,12 +67,12 @@ int run_verify(const VerifyOptions& o) {
                 record_status(k_exit_trouble);
                 progress.clear();
                 message(show_path(r.path), r.load_error.message);
-                print_result(*printer, r, o); // JSON only: text has the message
+                print(*printer, record(r, o)); // JSON only: text has the message
             } else {
                 (r.ok ? ok : failed)++;
                 if (!r.ok) record_status(k_exit_finding);
                 progress.clear();
-                print_result(*printer, r, o);
+                print(*printer, record(r, o));
             }
             r = FileResult{}; // release the summary once printed
         });

@@ -92,7 +92,9 @@ NamedFile name_in_directory(std::string_view name) {
     return named;
 }
 
-const DirectoryModel k_directory = {.name = name_in_directory, .pattern = "<slot>.spark_save"};
+const DirectoryModel k_directory = {.name = name_in_directory,
+                                    .pattern = "<slot>.spark_save",
+                                    .companions = ".spark_save.bak, .spark_save.tmp"};
 
 } // namespace spark_save
 SPARKSAVE_END_NAMESPACE

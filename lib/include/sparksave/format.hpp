@@ -127,7 +127,8 @@ struct NamedFile {
 // A format's save directory: its model of names, and the name of a save for people.
 struct DirectoryModel {
     NamedFile (*name)(std::string_view filename);
-    std::string_view pattern; // "<slot>.spark_save"
+    std::string_view pattern;    // "<slot>.spark_save"
+    std::string_view companions; // the engine's companion files: ".spark_save.bak, .spark_save.tmp"
 };
 
 struct FormatInfo {

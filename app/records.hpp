@@ -1,0 +1,214 @@
+// The records the tool prints, each described once as typed data (sparksave(1) OUTPUT): a
+// record type holds the values of one record and lists its JSON members in order, each a key
+// and a typed value (Member); the one JSON renderer writes them (print() through put()), and the
+// record's text renderer reads the same values, spelling the ones both show with the same
+// function (a checksum is hex32() in both). Adding a member to a command's --json is one line
+// in its record's members(); the text and the JSON of a record cannot disagree on a value.
+//
+// The commands fill records and print them: a verify result, an info summary (a file, a temporary
+// file), a diff change and its --stat counts, a migrate outcome. A dump's nodes are the
+// Document's, rendered by lib's print.hpp.
+#pragma once
+
+#include "printer.hpp"
+
+#include "sparksave/diff.hpp"
+#include "sparksave/error.hpp"
+#include "sparksave/format.hpp"
+#include "sparksave/input.hpp"
+#include "sparksave/migrate.hpp"
+#include "sparksave/version.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace sparksave::app {
+
+// The typed values of a record's members, and how JSON writes each.
+struct Null {}; // null
+struct Utf8 {
+    std::string_view text;
+}; // a string, UTF-8
+struct Bytes {
+    std::string_view bytes;
+}; // a string, or base64 when not UTF-8
+struct Hex32 {
+    std::uint32_t value;
+}; // a checksum, "0x89abcdef" (hex32())
+struct Fields {
+    const std::vector<InfoField>* fields;
+}; // an object: key -> number or string
+struct Counted {
+    const std::vector<std::pair<std::string, std::uint64_t>>* counts;
+};
+//                                                 an array of {"type", "count"}
+// A node of a document, as compact JSON (print.hpp print_json_compact).
+struct NodeValue {
+    const Document* doc;
+    NodeId id;
+};
+// The names of a node's children, an array of strings.
+struct ChildNames {
+    const Document* doc;
+    NodeId id;
+};
+// An array of findings (print_finding); `first`, when set, is written before `list`.
+struct FindingList {
+    const Error* first = nullptr;
+    const Findings* list = nullptr;
+};
+using Member = std::variant<Null, bool, std::uint64_t, Utf8, Bytes, Hex32, Fields, Counted,
+                            NodeValue, ChildNames, FindingList>;
+
+std::string hex32(std::uint32_t value); // "0x89abcdef", text and JSON alike
+
+// Writes one member (JSON only; the text back-end ignores it).
+void put(Printer& p, std::string_view key, const Member& value);
+// Every member of a record, in the order its members() lists them.
+template <class Record> void put_members(Printer& p, const Record& r) {
+    r.members([&p](std::string_view key, const Member& value) { put(p, key, value); });
+}
+
+// verify: one file's result (sparksave-verify(1) OUTPUT).
+struct VerifyRecord {
+    std::string_view path;
+    const FormatInfo* format = nullptr; // nullptr: not read (load_error says why)
+    const Summary* summary = nullptr;   // with format
+    const Error* load_error = nullptr;  // without format
+    bool ok = false;
+    bool unreadable = false; // trouble: stderr has the message, text shows nothing
+    InputList::Role role = InputList::Role::save;
+    bool quiet = false, strict = false; // what the text shows
+
+    template <class F> void members(F&& m) const {
+        m("path", Bytes{path});
+        m("format", format ? Member(Utf8{format->name}) : Null{});
+        m("version", version() ? Member(*version()) : Null{});
+        m("ok", ok);
+        m("engineLoads", loaded() && summary->engine_loads);
+        if (checksum()) m("checksum", Hex32{*checksum()});
+        if (role != InputList::Role::save) m("companion", Utf8{companion()});
+        m("findings", FindingList{loaded() ? nullptr : load_error, &summary->findings});
+        if (dropped()) m("findingsNotShown", std::uint64_t{dropped()});
+    }
+    bool loaded() const noexcept { return format && !unreadable; }
+    std::optional<std::uint64_t> version() const;
+    std::optional<std::uint32_t> checksum() const;
+    std::size_t dropped() const noexcept;
+    std::string_view companion() const noexcept; // "backup", "tmp"
+};
+void print(Printer& p, const VerifyRecord& r);
+
+// info: one file's summary (sparksave-info(1) OUTPUT). `role`: found in a directory, what its
+// name makes it; such a file's text is a row of its directory's table (print_directory), so its
+// record is JSON only.
+struct InfoRecord {
+    std::string_view path;
+    const FormatInfo* format = nullptr; // nullptr: not read (error says why)
+    const Summary* summary = nullptr;   // with format
+    const Error* error = nullptr;       // without format
+    bool empty = false;                 // not read: the file has no bytes
+    const NamedFile* role = nullptr;
+
+    template <class F> void members(F&& m) const {
+        m("path", Bytes{path});
+        if (role) {
+            m("role", Utf8{role_name()});
+            m("slot", Bytes{role->group});
+            if (role->kind == NamedFile::Kind::save && role->role == "autosave")
+                m("autosaveIndex", std::uint64_t{role->index});
+        }
+        if (!format) {
+            m("format", Null{});
+            if (named_as_save()) { // the engine would try it (formats/README.md §1.7)
+                m("valid", false);
+                m("engineLoads", false);
+                m("engine", Utf8{"cannot read it: " + unreadable_text()});
+            }
+            m("error", Utf8{error->message});
+            return;
+        }
+        const Summary& s = *summary;
+        m("format", Utf8{format->name});
+        m("version", s.version_known ? Member(std::uint64_t{s.version}) : Null{});
+        m("size", s.size);
+        m("integrity", Utf8{integrity_name(s.integrity)});
+        if (s.checksum) m("checksum", Hex32{*s.checksum});
+        m("valid", !s.findings.has_errors());
+        m("engineLoads", s.engine_loads);
+        m("engine", Utf8{s.engine_note});
+        m("metadata", Fields{&s.metadata});
+        m("counts", Fields{&s.counts});
+        m("commonTypes", Counted{&s.common_types});
+        m("findings", FindingList{nullptr, &s.findings});
+    }
+    std::string_view role_name() const noexcept;
+    // A slot's save or its `.bak`, which the engine reads as a save whatever it holds.
+    bool named_as_save() const noexcept;
+    // Why a file named as a save is none, for people.
+    std::string unreadable_text() const;
+};
+void print(Printer& p, const InfoRecord& r);
+
+// info: a temporary file of a sparksave write, named on the command line or met in a walk: a
+// dead write's (it can be removed), or one another run is writing.
+struct TempRecord {
+    std::string_view path;
+    bool in_use = false;
+
+    template <class F> void members(F&& m) const {
+        m("path", Bytes{path});
+        m("format", Null{});
+        m("staleTemporary", !in_use);
+        m("note", Utf8{note()});
+    }
+    std::string_view note() const noexcept;
+};
+void print(Printer& p, const TempRecord& r);
+
+// info DIR: one directory's saves (in slot order, each with its role) as a table, text only (the
+// JSON has a record a file).
+void print_directory(Printer& p, std::string_view dir, const std::vector<InfoRecord>& files);
+
+// diff: one change (sparksave-diff(1) OUTPUT).
+struct ChangeRecord {
+    const Change& change;
+    std::string path; // change.path, in node-path syntax
+
+    template <class F> void members(F&& m) const {
+        const Change& c = change;
+        auto value = [&](const Document* doc, NodeId id, const std::string& literal) -> Member {
+            if (id == k_no_node) return Utf8{literal};
+            if (c.op == Change::Op::order) return ChildNames{doc, id};
+            return NodeValue{doc, id};
+        };
+        m("op", Utf8{op_name(c.op)});
+        m("path", Utf8{path});
+        if (c.op != Change::Op::add) m("old", value(c.old_doc, c.old_node, c.old_text));
+        if (c.op != Change::Op::remove) m("new", value(c.new_doc, c.new_node, c.new_text));
+        if (c.op == Change::Op::change && tag_changed(c)) {
+            // What changed is the type (or class) name: old and new alone may not show it.
+            m("oldType", Bytes{c.old_doc->tag(c.old_node)});
+            m("newType", Bytes{c.new_doc->tag(c.new_node)});
+        }
+    }
+};
+void print(Printer& p, const ChangeRecord& r);
+
+// diff --stat: the counts, in all and by group.
+void print(Printer& p, const DiffStat& stat, std::size_t differences);
+
+// migrate: one file's outcome (sparksave-migrate(1) OUTPUT), text only.
+struct MigrateRecord {
+    std::string_view path;
+    const FileOutcome* outcome;
+    bool dry_run = false;
+};
+void print(Printer& p, const MigrateRecord& r);
+
+} // namespace sparksave::app
