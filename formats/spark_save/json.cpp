@@ -672,10 +672,17 @@ class DumpReader {
         return block;
     }
 
+    // A field's text as the JSON gives it, with where it is there (for an error).
+    struct FieldText {
+        std::string text;
+        Value value;
+        std::string path;
+    };
+
     // The JSON fields as token texts, for the fields of this version in block order (1.2,
     // k_meta_fields): a multi-part field (position) as its parts.
-    Result<std::vector<std::string>> field_texts(const Value& fields) {
-        std::vector<std::string> texts;
+    Result<std::vector<FieldText>> field_texts(const Value& fields) {
+        std::vector<FieldText> texts;
         for (const MetaFieldSpec& spec : k_meta_fields) {
             if (!in_version(spec, version_)) continue;
             const std::string_view name = spec.name;
@@ -692,15 +699,15 @@ class DumpReader {
                                                    "found {}",
                                                    json::kind_name(f.kind)));
                 std::size_t n = 0;
-                if (auto r = r_.each(f,
-                                     [&](std::size_t i, const Value& part) -> Result<void> {
-                                         std::string text;
-                                         if (auto b = read_bytes(part, where.at(i), text); !b)
-                                             return b;
-                                         texts.push_back(std::move(text));
-                                         ++n;
-                                         return {};
-                                     });
+                if (auto r =
+                        r_.each(f,
+                                [&](std::size_t i, const Value& part) -> Result<void> {
+                                    std::string text;
+                                    if (auto b = read_bytes(part, where.at(i), text); !b) return b;
+                                    texts.push_back({std::move(text), part, where.at(i).str()});
+                                    ++n;
+                                    return {};
+                                });
                     !r)
                     return std::move(r).error();
                 if (n != spec.parts)
@@ -713,16 +720,41 @@ class DumpReader {
             if (text.find('\n') != std::string::npos)
                 return r_.error_at(
                     f, path, "expected one line, found a newline (a block field is one line)");
-            texts.push_back(std::move(text));
+            texts.push_back({std::move(text), f, std::move(path)});
         }
         return texts;
     }
 
+    // The block rebuilt from the fields, one field a line. The reader must take each field's text
+    // back from it as it is (1.2: a string is its line; a number is the longest prefix `>>` takes,
+    // or where `>>` fails the whitespace-delimited word), or the file would hold one text and its
+    // dump show another: `>>` skips the blanks of ` 25` and reads `75/` as 75, leaving `/` to
+    // the next field.
     Result<std::string> render_fields(const Value& fields) {
         auto texts = field_texts(fields);
         if (!texts) return texts.error();
-        std::vector<std::string_view> views(texts->begin(), texts->end());
-        return layout_block(views, version_);
+        std::vector<std::string_view> views;
+        views.reserve(texts->size());
+        for (const FieldText& t : *texts) views.push_back(t.text);
+        std::string block = layout_block(views, version_);
+        MetadataBlock meta;
+        auto ignore = [](std::size_t, std::string, std::string) {};
+        parse_metadata_block(block, 0, version_, meta, ignore, ignore);
+        for (std::size_t i = 0; i < texts->size(); ++i) {
+            const FieldText& t = (*texts)[i];
+            if (i < meta.count && meta.fields[i].text == t.text) continue;
+            return r_.error_at(
+                t.value, t.path,
+                fmt::format("expected a text that the block rebuilt from the fields gives back as "
+                            "it is, found {}: {}",
+                            display(t.text, true),
+                            i < meta.count
+                                ? fmt::format("the reader takes {} there (`>>` skips whitespace "
+                                              "and takes the longest number)",
+                                              display(meta.fields[i].text, true))
+                                : std::string("the block ends before this field")));
+        }
+        return block;
     }
 
     // Whether the JSON fields (`values[i]` for `names[i]` when `present[i]`) say something else

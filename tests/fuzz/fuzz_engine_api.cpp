@@ -2,7 +2,9 @@
 // agree with the library's verify (spark_save::summarize, what `sparksave verify` runs) on every
 // input, under both Accept modes: the same verdict, the same first error (code, offset, node
 // path, message), the same warnings; and SaveWriter must rebuild every accepted view: the same
-// metadata values, entities and custom state, and for a v3/v4 file byte for byte everything after
+// metadata values (each float as the engine's writer writes it, to 6 significant digits: a view's
+// `1.2345678` comes back 1.23457), entities and custom state, and for a v3/v4 file byte for byte
+// everything after
 // the metadata block (the writer writes v4 and renders the typed metadata itself, so a block whose
 // numbers are spelled otherwise, `+5` or `007`, is the one part that may differ; when it is
 // spelled as the writer spells it, a v4 file comes back identical). The in-memory upgrade of an
@@ -12,10 +14,14 @@
 #include "sparksave/save_file.hpp"
 
 #include <bit>
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <locale>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +49,33 @@ std::uint32_t le32(std::string_view b, std::size_t at) {
 
 bool same_float(float a, float b) {
     return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
+
+// A metadata float after the engine's writer and reader (SaveFileCodec.cpp: BuildMetadataBlock
+// writes `stream << value`, default formatting, 6 significant digits; ParseMetadataBlock reads it
+// back with `stream >> value`), with the streams themselves; `subnormal` is raised when what it
+// reads is below float's normal range (the reader's build-difference warning, which the writer
+// refuses).
+float engine_written(float v, bool& subnormal) {
+    std::ostringstream out;
+    out.imbue(std::locale::classic());
+    out << v;
+    std::istringstream in(out.str());
+    in.imbue(std::locale::classic());
+    float back = 0;
+    in >> back;
+    if (!in || back != back) fail("the engine's streams do not read back what they wrote");
+    subnormal = subnormal || (back != 0 && std::fabs(back) < FLT_MIN);
+    return back;
+}
+
+// The metadata SaveWriter's bytes must hold for `m`: its values, each float as the engine's
+// writer writes it (a float of more than 6 significant digits comes back rounded to 6).
+Metadata engine_written(Metadata m, bool& subnormal) {
+    for (float* f : {&m.play_time, &m.player_health, &m.player_armor, &m.position.x, &m.position.y,
+                     &m.position.z})
+        *f = engine_written(*f, subnormal);
+    return m;
 }
 
 bool same_metadata(const Metadata& a, const Metadata& b, bool with_screenshot) {
@@ -105,6 +138,8 @@ std::string_view block(std::string_view file) {
 
 void check_writer(const SaveView& view, std::string_view bytes) {
     const Metadata& m = view.metadata();
+    bool subnormal = false;
+    const Metadata expected = engine_written(m, subnormal);
     SaveWriter w(m);
     for (const Entity& e : view.entities()) {
         w.entity(e.name);
@@ -118,7 +153,9 @@ void check_writer(const SaveView& view, std::string_view bytes) {
     if (!written) {
         // The writer refuses a metadata float the engine's builds read differently (a warning
         // of the view: every warning but a v1/v2 file's needs_migration is a risk the writer may
-        // refuse), and what the v4 rules refuse in a v1/v2 file (upgrade() refuses it too).
+        // refuse, and a float that the writer's 6 digits put below float's normal range), and
+        // what the v4 rules refuse in a v1/v2 file (upgrade() refuses it too).
+        if (subnormal) return;
         for (const Error& warning : view.warnings())
             if (warning.code != ErrorCode::needs_migration) return;
         if (m.version <= 2 && !upgrade(as_save_bytes(bytes))) return;
@@ -126,7 +163,7 @@ void check_writer(const SaveView& view, std::string_view bytes) {
     }
     auto back = SaveView::parse(as_save_bytes(*written));
     if (!back) fail("SaveWriter's bytes do not parse", back.error().describe());
-    if (!same_metadata(m, back->metadata(), m.version >= 2))
+    if (!same_metadata(expected, back->metadata(), m.version >= 2))
         fail("SaveWriter's bytes hold other metadata");
     if (!same_content(view, *back, false)) fail("SaveWriter's bytes hold other content");
     if (m.version >= 3) {

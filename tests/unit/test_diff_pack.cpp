@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <random>
 
 using namespace sparksave;
@@ -257,6 +258,80 @@ TEST_CASE("pack: an edited field rebuilds the metadata block; the checksum is re
     auto p = parse(packed->bytes);
     CHECK(p.findings.items().empty()); // the new CRC verifies
     CHECK(p.doc.value(p.doc.child(p.doc.child(p.doc.root(), "metadata"), "playTime")) == "99");
+}
+
+TEST_CASE("pack: a field text the rebuilt block reads otherwise is refused") {
+    // Found by fuzz_pack: `"playerArmor": " 25"` and `"playerHealth": "75/"` were written into
+    // the rebuilt block, where `>>` reads 25, and 75 (leaving `/` to playerArmor), so the dump of
+    // the result showed other texts than the input.
+    const std::string bytes =
+        test::read_bytes(test::testdata() / "spark_save/valid/v4-empty.spark_save");
+    const std::string json = dump_json(bytes);
+    struct Case {
+        const char* from;
+        const char* to;
+        const char* path;
+        const char* reads; // what the reader takes there instead
+    };
+    for (Case c : std::initializer_list<Case>{
+             {R"("playerArmor": "25")", R"("playerArmor": " 25")", "metadata.fields.playerArmor",
+              "\"25\""},
+             {R"("playerArmor": "25")", R"("playerArmor": "25\t")", "metadata.fields.playerArmor",
+              "\"25\""},
+             {R"("playerHealth": "75")", R"("playerHealth": "75/")", "metadata.fields.playerHealth",
+              "\"75\""},
+             {R"("timestamp": "1700000000")", R"("timestamp": "\r1700000000")",
+              "metadata.fields.timestamp", "\"1700000000\""},
+             {R"(["1", "2", "3"])", R"(["1", "2 ", "3"])", "metadata.fields.position[1]", "\"2\""},
+             {R"(["1", "2", "3"])", R"(["1", "2-3", "3"])", "metadata.fields.position[1]", "\"2\""},
+             {R"("playerDeaths": "1")", R"("playerDeaths": "")", "metadata.fields.playerDeaths",
+              "the block ends before this field"},
+         }) {
+        CAPTURE(c.to);
+        for (bool with_raw : {true, false}) {
+            CAPTURE(with_raw);
+            std::string edited = json;
+            const auto at = edited.find(c.from);
+            REQUIRE(at != std::string::npos);
+            edited.replace(at, std::strlen(c.from), c.to);
+            if (!with_raw) {
+                const auto raw = edited.find("\"raw\": ");
+                REQUIRE(raw != std::string::npos);
+                edited.erase(raw, edited.find('\n', raw) + 1 - raw);
+            }
+            auto packed = spark_save::from_json(edited);
+            REQUIRE_FALSE(packed);
+            CHECK(packed.error().code == ErrorCode::bad_json);
+            CHECK(packed.error().path == c.path);
+            CHECK(packed.error().message.rfind("expected a text that the block rebuilt", 0) == 0);
+            CHECK(packed.error().message.find(c.reads) != std::string::npos);
+        }
+    }
+    // A string field is its getline line, blanks and all.
+    std::string edited = json;
+    const auto at = edited.find(R"("saveName": "")");
+    REQUIRE(at != std::string::npos);
+    edited.replace(at, 14, R"("saveName": " a\t")");
+    auto packed = spark_save::from_json(edited);
+    REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
+    CHECK(packed->bytes.find(" a\t\n") != std::string::npos);
+
+    // A v1 block whose numbers `>>` fails on: the dump shows the words after the failure, and an
+    // edit rebuilds a block that reads them back the same (`75/` here is a word, not 75).
+    const std::string v1_block = "a\nb\nc\n1700000000\n1\nabc\n75/\n1 2 3\n4\n1\n";
+    std::string v1 = "SPRK";
+    for (std::uint32_t n : {1u, static_cast<std::uint32_t>(v1_block.size())})
+        for (int i = 0; i < 4; ++i) v1 += static_cast<char>(n >> (8 * i) & 0xff);
+    v1 += v1_block + std::string(8, '\0');
+    REQUIRE_FALSE(parse(v1).findings.has_errors());
+    std::string v1_json = dump_json(v1);
+    REQUIRE(v1_json.find(R"("playerArmor": "75/")") != std::string::npos);
+    const auto name = v1_json.find(R"("saveName": "a")");
+    REQUIRE(name != std::string::npos);
+    v1_json.replace(name, 15, R"("saveName": "z")");
+    auto v1_packed = spark_save::from_json(v1_json);
+    REQUIRE_MESSAGE(v1_packed, (v1_packed ? "" : v1_packed.error().describe()));
+    CHECK(v1_packed->bytes.substr(12, v1_block.size()) == "z" + v1_block.substr(1));
 }
 
 TEST_CASE("pack: JSON that is not a dump gets an error at the JSON path") {

@@ -662,6 +662,43 @@ TEST_CASE("SaveWriter: round trip write -> parse, floats as the engine's stream 
                                    "entity Leaf", "custom fps.profile.version=1", "custom ="});
 }
 
+TEST_CASE("SaveWriter: a view's float of more digits comes back as the engine's writer writes it") {
+    // fuzz_engine_api expected the view's exact floats back: the engine's writer (and so
+    // SaveWriter) writes 6 significant digits, so the rebuilt save holds them rounded; a normal
+    // float that rounds below float's normal range is refused (the builds read it differently).
+    auto v3 = [](const std::string& block) {
+        std::string bytes = "SPRK";
+        for (std::uint32_t n : {3u, static_cast<std::uint32_t>(block.size())})
+            for (int i = 0; i < 4; ++i) bytes += static_cast<char>(n >> (8 * i) & 0xff);
+        return bytes + block + std::string(8, '\0'); // no entity, no custom-state pair
+    };
+    const std::string file =
+        v3("a\nb\nc\nd\n1700000000\n1.2345678\n75\n1.0000001\n0.1 2 -3.14159265\n4\n1\n");
+    auto view = ss::SaveView::parse(as_save_bytes(file));
+    REQUIRE_MESSAGE(view.has_value(), view.error().describe());
+    CHECK(view->warnings().empty());
+    CHECK(view->metadata().play_time == 1.2345678f);
+    CHECK(view->metadata().player_armor == 1.0000001f);
+    ss::SaveWriter w(view->metadata());
+    auto bytes = w.finish();
+    REQUIRE_MESSAGE(bytes.has_value(), bytes.error().describe());
+    CHECK(block_of(*bytes) == "a\nb\nc\nd\n1700000000\n1.23457\n75\n1\n0.1 2 -3.14159\n4\n1\n");
+    auto back = ss::SaveView::parse(as_save_bytes(*bytes));
+    REQUIRE_MESSAGE(back.has_value(), back.error().describe());
+    CHECK(back->metadata().play_time == 1.23457f);
+    CHECK(back->metadata().player_armor == 1.0f);
+    CHECK(back->metadata().position.z == -3.14159f);
+
+    const std::string low = v3("a\nb\nc\nd\n1700000000\n1\n75\n1.1754949e-38\n1 2 3\n4\n1\n");
+    auto low_view = ss::SaveView::parse(as_save_bytes(low));
+    REQUIRE_MESSAGE(low_view.has_value(), low_view.error().describe());
+    CHECK(low_view->warnings().empty()); // a normal float
+    ss::SaveWriter lw(low_view->metadata());
+    Error e = refusal(lw);
+    CHECK(e.path == "metadata.playerArmor");
+    CHECK(e.message.find("\"1.17549e-38\" underflows a float") != std::string::npos);
+}
+
 TEST_CASE("SaveWriter: refuses what the engine's writer and reader refuse, with the node path") {
     {
         ss::Metadata m = sample_metadata();
