@@ -574,7 +574,9 @@ template <class Sink> class Reader {
                               "save is written back as `name: name: ...`); the engine stops "
                               "reading at this line and loses this entry and every later one",
                               excerpt(shape.name), excerpt(content)));
-        } else if (class_name.find(k_name_separator) != npos) {
+        } else if (shape.named && content.find(k_name_separator, shape.body) != npos) {
+            // The engine looks for a second ": " anywhere after the first, " {" included: a
+            // class name ending in ':' makes one with the space before the brace.
             error(ErrorCode::bad_syntax, here(at + shape.body), child,
                   fmt::format("expected one \": \" in a class line (between the name and the "
                               "class name), found more in {}: the engine refuses the line and {}",
