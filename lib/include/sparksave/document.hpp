@@ -84,6 +84,9 @@ class Source {
   public:
     Source() = default;
     explicit Source(std::string bytes) : str_(std::move(bytes)), view_(str_) {}
+    // Bytes in a buffer of their own (filled by the caller, never zero-filled first).
+    Source(std::unique_ptr<char[]> bytes, std::size_t size)
+        : buffer_(std::move(bytes)), view_(buffer_.get(), size) {}
     // Bytes owned elsewhere (a memory-mapped file) and the function that releases them.
     // `changed`, when set, becomes true if the bytes stopped being the file's (a mapped file
     // truncated by another program while it was read: file_io.hpp handle_mapping_fault).
@@ -101,6 +104,7 @@ class Source {
 
   private:
     std::string str_;
+    std::unique_ptr<char[]> buffer_;
     std::string_view view_;
     void (*release_)(const char*, std::size_t) = nullptr;
     const std::atomic<bool>* changed_ = nullptr;
