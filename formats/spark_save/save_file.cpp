@@ -368,6 +368,37 @@ Result<std::uint32_t> check_save(std::string_view bytes, std::optional<std::uint
     return meta->version;
 }
 
+ReadBack read_back(std::string_view bytes) {
+    ReadBack out;
+    read_with_crc(
+        crc_alongside(bytes), [bytes] { return whole_crc(bytes); },
+        [&](const CrcHint& crc) {
+            out = ReadBack{};
+            NullSink sink;
+            Reader<NullSink> reader(bytes, out.findings, sink, true, crc);
+            (void)reader.run();
+            if (reader.needs_rerun()) return false; // damaged: read again, knowing the CRC
+            // As summarize(): the version the payload was read as, else the header's.
+            if (sink.version != 0) {
+                out.version = sink.version;
+                out.version_known = true;
+            } else if (bytes.size() >= 8 && bytes.starts_with(k_magic)) {
+                out.version = load_u32(bytes, 4);
+                out.version_known = true;
+            }
+            return true;
+        });
+    return out;
+}
+
+const MigrationTarget k_migration_target = {
+    .id = FormatId::spark_save,
+    .name = k_format_name,
+    .items = k_entities,
+    .write = write,
+    .read_back = read_back,
+};
+
 SaveView::SaveView(std::shared_ptr<const Data> data) noexcept : d_(std::move(data)) {}
 
 Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept) {
@@ -429,7 +460,7 @@ Result<std::string> upgrade(std::span<const std::byte> old_bytes, std::vector<st
         Parsed parsed = read(source);
         if (const Error* e = parsed.findings.first_error()) return *e;
         if (parsed.doc.version() == k_current_version) return std::string(data);
-        auto migrated = migrate(parsed.doc, k_current_version);
+        auto migrated = migrate(parsed.doc, k_current_version, k_migration_target);
         if (!migrated) return std::move(migrated).error();
         if (notes)
             for (const MigrationNote& note : migrated->notes) notes->push_back(note.describe());
@@ -609,7 +640,7 @@ SaveWriter::SaveWriter(const Metadata& metadata) : s_(std::make_unique<State>())
     head.u32(0);
     head.u32(0);
     head.trailer();
-    const Summary check = summarize(head.view());
+    const ReadBack check = read_back(head.view());
     if (const Error* e = check.findings.first_error()) {
         Error refused = *e;
         refused.offset = k_no_offset;
