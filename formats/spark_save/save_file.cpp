@@ -546,7 +546,7 @@ Result<std::string> build_block(const Metadata& m) {
 // encoder), and the state of the reader's content rules (reader.hpp ContentRules) applied to it
 // at the offsets the reader would see. The entity count and each entity's and component's
 // count are patched in when known; custom-state pairs are kept apart and written at the end.
-struct SaveWriter::State {
+struct SaveWriter::State final : RuleReport {
     Encoder out{std::size_t{64} << 10};
     const char* base = nullptr; // where `out` was when the rules were last given views into it
     ContentRules rules;
@@ -567,12 +567,11 @@ struct SaveWriter::State {
     }
     // A broken content rule (v4: an error). The offset is into bytes the caller never sees, so
     // the node path is what locates it.
-    auto rule() {
-        return [this](ErrorCode code, std::size_t, std::string path, std::string message,
-                      std::string_view) {
-            refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
-        };
+    void broken(ErrorCode code, std::size_t, std::string path, std::string message,
+                std::string_view) override {
+        refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
     }
+    RuleReport& rule() noexcept { return *this; }
     // The view of `n` bytes at `at` of the output (at + n <= its size), after telling the rules
     // if it moved.
     std::string_view written(std::size_t at, std::size_t n) {
