@@ -6,6 +6,7 @@
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
 
 #include <memory>
@@ -64,6 +65,17 @@ extern const DirectoryModel k_directory;
 // (rules.hpp), when the caller has computed it.
 Result<std::uint32_t> check_save(std::string_view bytes,
                                  std::optional<std::uint32_t> crc = std::nullopt);
+
+// The reader's findings on a whole file and the version it read it as, building nothing: what
+// summarize() finds (the same reader, salvage on, the CRC-32 alongside a large file's read),
+// without its counts and description, on the one structure-only instantiation of the reader
+// (reader.hpp NullSink). The read-back check of SaveWriter and of upgrade()'s migration
+// (save_file.cpp).
+ReadBack read_back(std::string_view bytes);
+
+// The format as upgrade() migrates it (migrate.hpp MigrationTarget): write() and read_back(),
+// not the format's row (which would link summarize() and the part-by-part read into an engine).
+extern const MigrationTarget k_migration_target;
 
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;

@@ -9,7 +9,7 @@ namespace spark_save {
 
 const FormatInfo k_format = {
     .id = FormatId::spark_save,
-    .name = "spark_save",
+    .name = k_format_name,
     .title = "SparkEngine save (.spark_save)",
     .max_file_size = k_max_file_size,
     .current_version = k_current_version,

@@ -368,6 +368,37 @@ Result<std::uint32_t> check_save(std::string_view bytes, std::optional<std::uint
     return meta->version;
 }
 
+ReadBack read_back(std::string_view bytes) {
+    ReadBack out;
+    read_with_crc(
+        crc_alongside(bytes), [bytes] { return whole_crc(bytes); },
+        [&](const CrcHint& crc) {
+            out = ReadBack{};
+            NullSink sink;
+            Reader<NullSink> reader(bytes, out.findings, sink, true, crc);
+            (void)reader.run();
+            if (reader.needs_rerun()) return false; // damaged: read again, knowing the CRC
+            // As summarize(): the version the payload was read as, else the header's.
+            if (sink.version != 0) {
+                out.version = sink.version;
+                out.version_known = true;
+            } else if (bytes.size() >= 8 && bytes.starts_with(k_magic)) {
+                out.version = load_u32(bytes, 4);
+                out.version_known = true;
+            }
+            return true;
+        });
+    return out;
+}
+
+const MigrationTarget k_migration_target = {
+    .id = FormatId::spark_save,
+    .name = k_format_name,
+    .items = k_entities,
+    .write = write,
+    .read_back = read_back,
+};
+
 SaveView::SaveView(std::shared_ptr<const Data> data) noexcept : d_(std::move(data)) {}
 
 Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept) {
@@ -429,7 +460,7 @@ Result<std::string> upgrade(std::span<const std::byte> old_bytes, std::vector<st
         Parsed parsed = read(source);
         if (const Error* e = parsed.findings.first_error()) return *e;
         if (parsed.doc.version() == k_current_version) return std::string(data);
-        auto migrated = migrate(parsed.doc, k_current_version);
+        auto migrated = migrate(parsed.doc, k_current_version, k_migration_target);
         if (!migrated) return std::move(migrated).error();
         if (notes)
             for (const MigrationNote& note : migrated->notes) notes->push_back(note.describe());
@@ -515,7 +546,7 @@ Result<std::string> build_block(const Metadata& m) {
 // encoder), and the state of the reader's content rules (reader.hpp ContentRules) applied to it
 // at the offsets the reader would see. The entity count and each entity's and component's
 // count are patched in when known; custom-state pairs are kept apart and written at the end.
-struct SaveWriter::State {
+struct SaveWriter::State final : RuleReport {
     Encoder out{std::size_t{64} << 10};
     const char* base = nullptr; // where `out` was when the rules were last given views into it
     ContentRules rules;
@@ -536,12 +567,11 @@ struct SaveWriter::State {
     }
     // A broken content rule (v4: an error). The offset is into bytes the caller never sees, so
     // the node path is what locates it.
-    auto rule() {
-        return [this](ErrorCode code, std::size_t, std::string path, std::string message,
-                      std::string_view) {
-            refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
-        };
+    void broken(ErrorCode code, std::size_t, std::string path, std::string message,
+                std::string_view) override {
+        refuse(make_error(code, std::move(message), k_no_offset, std::move(path)));
     }
+    RuleReport& rule() noexcept { return *this; }
     // The view of `n` bytes at `at` of the output (at + n <= its size), after telling the rules
     // if it moved.
     std::string_view written(std::size_t at, std::size_t n) {
@@ -609,7 +639,7 @@ SaveWriter::SaveWriter(const Metadata& metadata) : s_(std::make_unique<State>())
     head.u32(0);
     head.u32(0);
     head.trailer();
-    const Summary check = summarize(head.view());
+    const ReadBack check = read_back(head.view());
     if (const Error* e = check.findings.first_error()) {
         Error refused = *e;
         refused.offset = k_no_offset;

@@ -52,6 +52,8 @@
 SPARKSAVE_BEGIN_NAMESPACE
 namespace spark_save {
 
+// The format's --input-format name (its row, format.cpp, and its migration target, save_file.cpp).
+inline constexpr std::string_view k_format_name = "spark_save";
 inline constexpr std::string_view k_magic = "SPRK";
 // k_current_version, k_oldest_loadable (1.4): sparksave/spark_save_version.hpp.
 

@@ -26,8 +26,11 @@ bool is_backup_name(std::string_view name) noexcept {
            name[name.size() - 2 - digits] == '.';
 }
 
-Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::uint32_t from,
-                                                         std::uint32_t to) {
+namespace {
+
+// plan_migration, the format's name given (for its error).
+Result<std::vector<const MigrationStep*>> plan_steps(FormatId format, std::string_view name,
+                                                     std::uint32_t from, std::uint32_t to) {
     if (to < from)
         return make_error(
             ErrorCode::bad_usage,
@@ -39,13 +42,20 @@ Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::u
         for (const auto& step : migration_steps())
             if (step.format == format && step.from == at) next = &step;
         if (!next || next->to > to)
-            return make_error(ErrorCode::bad_usage,
-                              fmt::format("no migration step from {} v{} toward v{}",
-                                          format_name(format), at, to));
+            return make_error(
+                ErrorCode::bad_usage,
+                fmt::format("no migration step from {} v{} toward v{}", name, at, to));
         plan.push_back(next);
         at = next->to;
     }
     return plan;
+}
+
+} // namespace
+
+Result<std::vector<const MigrationStep*>> plan_migration(FormatId format, std::uint32_t from,
+                                                         std::uint32_t to) {
+    return plan_steps(format, format_name(format), from, to);
 }
 
 std::optional<Error> unrepaired_error(const Findings& findings, FormatId format, std::uint32_t from,
@@ -278,35 +288,12 @@ Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<co
     return std::move(migrator).result(std::move(read));
 }
 
-Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
-    auto plan = plan_migration(doc.format(), doc.version(), to);
-    if (!plan) return plan.error();
-    const FormatInfo& format = format_info(doc.format());
-    StepRunner runner(std::move(*plan));
-    Document copy = doc;
-    if (auto r = runner.run_whole(copy, format.items); !r) return r.error();
-    Migrated out;
-    out.steps = runner.steps();
-    out.notes = runner.notes();
-    auto bytes = format.write(copy);
-    if (!bytes) {
-        Error e = bytes.error();
-        put_in_context(e, fmt::format("writing v{}: ", to));
-        return e;
-    }
-    if (auto r = check_result(format, *bytes, to,
-                              out.steps.empty() ? std::string_view() : out.steps.back()->id);
-        !r)
-        return r.error();
-    out.bytes = std::move(*bytes);
-    return out;
-}
+namespace {
 
-Result<void> check_result(const FormatInfo& format, std::string_view bytes, std::uint32_t to,
-                          std::string_view last_step) {
+// The one check of a result, on its reader's findings and version (check_result).
+Result<void> check_read_back(const ReadBack& check, std::uint32_t to, std::string_view last_step) {
     // The result must be a valid file of the target version: this is where the target's rules
     // (e.g. every v4 rule of formats/README.md §1.4) are enforced, by the one reader that has them.
-    Summary check = format.summarize(bytes);
     if (const Error* e = check.findings.first_error()) return refused_result(*e, to, last_step);
     if (!check.version_known || check.version != to)
         return make_error(
@@ -315,6 +302,60 @@ Result<void> check_result(const FormatInfo& format, std::string_view bytes, std:
                         last_step.empty() ? std::string() : fmt::format("step {}: ", last_step),
                         check.version, to));
     return {};
+}
+
+// The read_back of a format of the table: summarize()'s findings and version.
+ReadBack summary_read_back(const FormatInfo& format, std::string_view bytes) {
+    Summary s = format.summarize(bytes);
+    return {std::move(s.findings), s.version, s.version_known};
+}
+
+// migrate(): the plan's steps over a copy of the tree, the writer, the read-back check
+// (`read_back(bytes)`: a ReadBack).
+template <class ReadBackOf>
+Result<Migrated>
+run_migration(const Document& doc, std::uint32_t to, std::string_view name, std::string_view items,
+              Result<std::string> (*write)(const Document& doc), ReadBackOf&& read_back) {
+    auto plan = plan_steps(doc.format(), name, doc.version(), to);
+    if (!plan) return plan.error();
+    StepRunner runner(std::move(*plan));
+    Document copy = doc;
+    if (auto r = runner.run_whole(copy, items); !r) return r.error();
+    Migrated out;
+    out.steps = runner.steps();
+    out.notes = runner.notes();
+    auto bytes = write(copy);
+    if (!bytes) {
+        Error e = bytes.error();
+        put_in_context(e, fmt::format("writing v{}: ", to));
+        return e;
+    }
+    if (auto r = check_read_back(read_back(*bytes), to,
+                                 out.steps.empty() ? std::string_view() : out.steps.back()->id);
+        !r)
+        return r.error();
+    out.bytes = std::move(*bytes);
+    return out;
+}
+
+} // namespace
+
+Result<Migrated> migrate(const Document& doc, std::uint32_t to) {
+    const FormatInfo& format = format_info(doc.format());
+    return run_migration(doc, to, format.name, format.items, format.write,
+                         [&](std::string_view bytes) { return summary_read_back(format, bytes); });
+}
+
+Result<Migrated> migrate(const Document& doc, std::uint32_t to, const MigrationTarget& target) {
+    if (doc.format() != target.id) // (not format_name(): it would link the format table)
+        return make_error(ErrorCode::internal,
+                          fmt::format("a tree of another format migrated as {}", target.name));
+    return run_migration(doc, to, target.name, target.items, target.write, target.read_back);
+}
+
+Result<void> check_result(const FormatInfo& format, std::string_view bytes, std::uint32_t to,
+                          std::string_view last_step) {
+    return check_read_back(summary_read_back(format, bytes), to, last_step);
 }
 
 SPARKSAVE_END_NAMESPACE

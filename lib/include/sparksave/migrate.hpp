@@ -140,6 +140,30 @@ Result<void> check_result(const FormatInfo& format, std::string_view bytes, std:
 // (with its node path) is returned, attributed to the last step. `doc` must be below `to`.
 Result<Migrated> migrate(const Document& doc, std::uint32_t to);
 
+// What a result's read-back check needs of the format's reader: every finding it makes on the
+// bytes (as summarize() makes them) and the version it read them as (Summary::version and
+// version_known).
+struct ReadBack {
+    Findings findings;
+    std::uint32_t version = 0;
+    bool version_known = false;
+};
+
+// What migrate() uses of the format it migrates: its name (for messages), its main list and
+// writer (FormatInfo::items, write), and its reader's read_back. migrate(doc, to) takes them from
+// the format table, whose row names every function of the format (so a link that reaches the
+// table holds all of them); the engine's upgrade() (sparksave/save_file.hpp) passes spark_save's
+// own, so that an engine links the writer and a structure-only reader, not summarize() or the
+// part-by-part read.
+struct MigrationTarget {
+    FormatId id;
+    std::string_view name;
+    std::string_view items;
+    Result<std::string> (*write)(const Document& doc);
+    ReadBack (*read_back)(std::string_view bytes);
+};
+Result<Migrated> migrate(const Document& doc, std::uint32_t to, const MigrationTarget& target);
+
 // A batch of files brought up to a version (`sparksave migrate`), one call per file: plan, read
 // (under the file's lock when the run writes), steps (whole or part by part), the write through
 // the write model (output.hpp: verified, with the backup, kept metadata and the in-place identity
