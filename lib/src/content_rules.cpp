@@ -882,6 +882,8 @@ Result<void> plan(RuleSet::Data& set) {
     return {};
 }
 
+#undef SPARKSAVE_MEMBER
+
 constexpr std::uint64_t k_max_rule_file = 1u << 20;
 
 Result<void> read_rule_file(const fs::path& path, std::vector<RuleText>& out) {
