@@ -7,6 +7,13 @@
 SPARKSAVE_BEGIN_NAMESPACE
 namespace spark_save {
 
+// spec.hpp: entities -> entity objects -> component objects -> string scalars; customState.
+const ContentModel k_content = {
+    .entities = k_entities,
+    .custom_state = k_custom_state,
+    .value_type = ValueType::string,
+};
+
 const FormatInfo k_format = {
     .id = FormatId::spark_save,
     .name = k_format_name,
@@ -21,6 +28,7 @@ const FormatInfo k_format = {
     .directory = &k_directory,
     .stream = stream,
     .part_writer = part_writer,
+    .content = &k_content,
 };
 
 } // namespace spark_save

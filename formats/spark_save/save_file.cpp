@@ -9,6 +9,7 @@
 
 #include "api.hpp"
 #include "io_errors.hpp"
+#include "sparksave/content_rules.hpp"
 #include "sparksave/document.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
@@ -288,6 +289,7 @@ struct SaveView::Data {
     view_storage::Blocks<Property> properties;  // each component's, in a run
     std::vector<Property> custom;
     std::vector<Error> warnings;
+    std::span<const std::byte> bytes; // what it was parsed from (the caller's)
 };
 
 namespace {
@@ -433,6 +435,7 @@ Result<SaveView> SaveView::parse(std::span<const std::byte> bytes, Accept accept
     auto meta = verdict(findings, std::move(sink.meta));
     if (!meta) return std::move(meta).error();
     d->metadata = std::move(*meta);
+    d->bytes = bytes;
     for (const Error& f : findings.items())
         if (f.severity == Severity::warning) d->warnings.push_back(f);
     return SaveView(std::move(d));
@@ -449,6 +452,9 @@ std::span<const Property> SaveView::custom_state() const noexcept {
 }
 std::span<const Error> SaveView::warnings() const noexcept {
     return d_->warnings;
+}
+std::span<const std::byte> SaveView::bytes() const noexcept {
+    return d_->bytes;
 }
 
 // --- upgrade ------------------------------------------------------------------------------
@@ -799,4 +805,10 @@ Result<std::string> SaveWriter::finish() {
 }
 
 } // namespace spark_save
+
+// The content rules (sparksave/content_rules.hpp) on a parsed save: here, with the format.
+Result<RulesApplied> RuleSet::apply(const spark_save::SaveView& save) const {
+    return apply(save.bytes());
+}
+
 SPARKSAVE_END_NAMESPACE

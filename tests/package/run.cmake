@@ -3,7 +3,7 @@
 #   MODE=formats: -DSPARKSAVE_FORMATS=spark_save, a static library holding no symbol of another
 #                 format.
 #   MODE=shared:  -DBUILD_SHARED_LIBS=ON: libsparksave.so exports the API (SPARKSAVE_API,
-#                 sparksave/save_file.hpp and sparksave/error.hpp) and nothing else.
+#                 sparksave/save_file.hpp, content_rules.hpp and error.hpp) and nothing else.
 # Both: no installed header includes Boost, and the package does not name it (a private,
 # build-time dependency).
 # SPARKSAVE_KEEP_SCRATCH=1 keeps WORK_DIR (it is emptied at the start of each run anyway).
@@ -97,9 +97,9 @@ if(MODE STREQUAL "formats")
     message("${library}: ${count} spark_save symbols, none of another format")
 else()
     # The exported (dynamic) symbols: only the API's. Everything declared SPARKSAVE_API in
-    # sparksave/save_file.hpp and sparksave/error.hpp, and nothing else of sparksave.
+    # sparksave/save_file.hpp, content_rules.hpp and error.hpp, and nothing else of sparksave.
     sparksave_symbols(symbols --dynamic --defined-only)
-    set(api_regex "^(spark_save::(read_metadata|upgrade|slot_file_kind|is_valid_slot_name|slot_role|list_slots|write_slot|load_slot|SaveView::[a-z_]+|SaveWriter::(~?[A-Za-z_]+|operator=))|code_name|severity_name|Error::describe|make_error|Findings::[a-z_]+|bad_result_access)[[(]|^Findings::k_max_kept$")
+    set(api_regex "^(spark_save::(read_metadata|upgrade|slot_file_kind|is_valid_slot_name|slot_role|list_slots|write_slot|load_slot|SaveView::[a-z_]+|SaveWriter::(~?[A-Za-z_]+|operator=))|RuleSet::[a-z_]+|code_name|severity_name|Error::describe|make_error|Findings::[a-z_]+|bad_result_access)[[(]|^Findings::k_max_kept$")
     set(leaks "")
     foreach(symbol IN LISTS symbols)
         if(NOT symbol MATCHES "${api_regex}")
@@ -131,7 +131,7 @@ endif()
 # Static or shared, only the API's headers are installed.
 file(GLOB installed RELATIVE ${WORK_DIR}/prefix/include/sparksave ${WORK_DIR}/prefix/include/sparksave/*)
 list(SORT installed)
-if(NOT installed STREQUAL "error.hpp;export.hpp;save_file.hpp;spark_save_version.hpp;version.hpp")
+if(NOT installed STREQUAL "content_rules.hpp;error.hpp;export.hpp;save_file.hpp;spark_save_version.hpp;version.hpp")
     message(FATAL_ERROR "the install has headers beyond the API's: ${installed}")
 endif()
 

@@ -131,6 +131,20 @@ struct DirectoryModel {
     std::string_view companions; // the engine's companion files: ".spark_save.bak, .spark_save.tmp"
 };
 
+// Where a format's tree holds what content rules edit (sparksave/content_rules.hpp; the rule
+// engine, lib/src/content_rules.cpp, works on this model only, so a further format is a row).
+// The root's child `entities` is the list of entities; each entity is an object whose object
+// children are its components (named by type, at most one of a name), each component's scalar
+// children its properties (named by key, unique). `custom_state` is the root's object of
+// custom-state scalars (named by key, unique). Every value is the scalar's exact text; a scalar a
+// rule adds has `value_type`. The format's own migration brings a save to current_version
+// first: the model is that version's tree.
+struct ContentModel {
+    std::string_view entities;
+    std::string_view custom_state; // empty: the format has no custom state
+    ValueType value_type = ValueType::string;
+};
+
 struct FormatInfo {
     FormatId id;
     std::string_view name;  // the --input-format name
@@ -165,6 +179,8 @@ struct FormatInfo {
     PartsRead (*stream)(std::shared_ptr<const Source> source, Parts& consumer) = nullptr;
     std::unique_ptr<Parts> (*part_writer)(std::function<Result<void>(std::string_view)> emit) =
         nullptr;
+    // Optional (nullptr: content rules are not available for the format): the content model.
+    const ContentModel* content = nullptr;
 };
 
 // A format's JSON form (`dump --json`, `pack`), in a table of its own (formats/registry_json.cpp)

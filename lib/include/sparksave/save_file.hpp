@@ -129,6 +129,9 @@ class SaveView {
     // What the reader found at risk but not refused (Severity::warning: a v1/v2 file that needs
     // migration, a negative timestamp, a float the engine's builds read differently, ...).
     SPARKSAVE_API std::span<const Error> warnings() const noexcept;
+    // The bytes the view was parsed from (the caller's, which the view refers to): what
+    // RuleSet::apply (content_rules.hpp) takes.
+    SPARKSAVE_API std::span<const std::byte> bytes() const noexcept;
 
     struct Data; // the parsed file (internal)
 

@@ -1,0 +1,82 @@
+// Internal to the library: a loaded rule set (sparksave/content_rules.hpp), shared by the loader
+// and applier (content_rules.cpp, the one file that includes toml++) and the [[test]] runner
+// (content_rules_test.cpp, apart so that an engine that never calls RuleSet::test links no JSON
+// code).
+#pragma once
+
+#include "sparksave/content_rules.hpp"
+#include "sparksave/format.hpp"
+#include "sparksave/version.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+SPARKSAVE_BEGIN_NAMESPACE
+namespace content_rules {
+
+enum class Op : std::uint8_t {
+    rename_component,
+    rename_property,
+    move_property,
+    set_default,
+    set_value,
+    retype,
+    map_values,
+    drop_component,
+    drop_property,
+    rename_custom,
+    set_custom,
+    drop_custom,
+};
+
+enum class Retype : std::uint8_t { none, integer, floating, boolean };
+
+// One [[step]]. Which members an op has: the table k_ops (content_rules.cpp).
+struct Step {
+    Op op = Op::rename_component;
+    std::string_view op_name;
+    std::string component, property, from, to, key, value, reason;
+    Retype type = Retype::none;
+    std::vector<std::pair<std::string, std::string>> map; // map-values, in file order
+    bool strict = false;
+};
+
+struct Test {
+    std::filesystem::path input, expected;
+    std::string where; // FILE:LINE:COLUMN of the [[test]]
+};
+
+struct Rule {
+    RuleInfo info;
+    const FormatInfo* format = nullptr;
+    std::vector<Step> steps;
+    std::vector<Test> tests;
+    std::string where; // FILE:LINE:COLUMN of its id
+};
+
+// What runs, in order: a chain (one module key's rules, sorted by version, contiguous) or one
+// rule without a module.
+struct Unit {
+    std::string key; // empty: `rules` holds one rule without a module
+    std::vector<std::size_t> rules;
+};
+
+} // namespace content_rules
+
+struct RuleSet::Data {
+    std::vector<content_rules::Rule> rules; // load order
+    std::vector<RuleInfo> infos;            // rules[i].info, for rules()
+    std::vector<content_rules::Unit> units;
+};
+
+namespace content_rules {
+// Applies `units` of `set` to a save's bytes (RuleSet::apply); the test runner applies one rule
+// alone.
+Result<RulesApplied> apply_units(const RuleSet::Data& set, std::span<const Unit> units,
+                                 std::string_view bytes);
+} // namespace content_rules
+
+SPARKSAVE_END_NAMESPACE
