@@ -3,6 +3,7 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "common/summarize.hpp"
 #include "sparksave/version.hpp"
 
 #include <unordered_map>
@@ -59,32 +60,28 @@ class SummarySink : public SinkDefaults {
 } // namespace
 
 Summary summarize(std::string_view bytes) {
-    Summary s;
-    s.format = FormatId::gmsv;
-    s.size = bytes.size();
-    SummarySink sink;
-    Reader<SummarySink> reader(bytes, s.findings, sink);
-    reader.run();
-    sink.finish(s);
-    s.version = reader.version();
-    s.version_known = reader.version_known();
-    s.checksum = reader.stored_crc();
-    s.integrity = !reader.crc_checked() ? Integrity::unknown
-                  : reader.crc_ok()     ? Integrity::verified
-                                        : Integrity::mismatch;
-    if (s.findings.has_errors()) {
-        s.engine_loads = false;
-        s.engine_note = s.engine_verdict = "refuses it: the file is invalid";
-    } else if (s.version < k_current_version) {
-        s.engine_loads = true;
-        s.engine_verdict = "loads it";
-        s.engine_note = fmt::format(
-            "loads it (the design's VersionMigrator upgrades v{} to v3 in memory)", s.version);
-    } else {
-        s.engine_loads = true;
-        s.engine_note = s.engine_verdict = "loads it";
-    }
-    return s;
+    return summarize_with<Reader, SummarySink>(
+        FormatId::gmsv, bytes, [&](const auto& reader, bool /*ran*/, Summary& s) {
+            s.version = reader.version();
+            s.version_known = reader.version_known();
+            s.checksum = reader.stored_crc();
+            s.integrity = !reader.crc_checked() ? Integrity::unknown
+                          : reader.crc_ok()     ? Integrity::verified
+                                                : Integrity::mismatch;
+            if (s.findings.has_errors()) {
+                s.engine_loads = false;
+                s.engine_note = s.engine_verdict = "refuses it: the file is invalid";
+            } else if (s.version < k_current_version) {
+                s.engine_loads = true;
+                s.engine_verdict = "loads it";
+                s.engine_note = fmt::format(
+                    "loads it (the design's VersionMigrator upgrades v{} to v3 in memory)",
+                    s.version);
+            } else {
+                s.engine_loads = true;
+                s.engine_note = s.engine_verdict = "loads it";
+            }
+        });
 }
 
 } // namespace gmsv

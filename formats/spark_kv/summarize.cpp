@@ -3,6 +3,7 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "common/summarize.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -71,43 +72,43 @@ Summary summarize(std::string_view bytes) {
 }
 
 Summary summarize(std::string_view bytes, std::uint64_t budget) {
-    Summary s;
-    s.format = FormatId::spark_kv;
-    s.size = bytes.size();
-    SummarySink sink;
-    Reader<SummarySink> reader(bytes, s.findings, sink, budget);
-    const bool whole = reader.run();
-    sink.finish(s);
-    s.integrity = Integrity::none; // formats/README.md §3: the format has no checksum
-    // formats/README.md §3: the engine is fail-closed, so its verdict is the first line it refuses
-    // (the reader keeps LoadFromDisk's reason); past sparksave's line limit it is not known.
-    if (!reader.refusal().empty()) {
-        s.engine_loads = false;
-        s.engine_verdict = "refuses it";
-        s.engine_note = fmt::format("refuses it: {} (LoadFromDisk), so the MMO server does not "
-                                    "start",
-                                    reader.refusal());
-        bool repairable = s.version == k_version_legacy;
-        for (const auto& f : s.findings.items())
-            if (f.severity == Severity::error && f.code != ErrorCode::truncated &&
-                f.code != ErrorCode::missing_tab && f.code != ErrorCode::duplicate_key)
-                repairable = false;
-        if (repairable)
-            s.engine_note += "; `sparksave migrate` makes it a store the engine loads, holding "
-                             "what the pre-marker reader (f3bb430d) read";
-    } else if (!whole) {
-        s.engine_loads = false;
-        s.engine_note = s.engine_verdict = fmt::format(
-            "not checked: the store has more lines than sparksave reads ({})", k_max_lines);
-    } else {
-        s.engine_loads = true;
-        s.engine_verdict = "loads it";
-        s.engine_note =
-            s.version == k_version_v2
-                ? "loads it"
-                : "loads it (a legacy store: no escaping; `sparksave migrate` makes it v2)";
-    }
-    return s;
+    return summarize_with<Reader, SummarySink>(
+        FormatId::spark_kv, bytes,
+        [&](const auto& reader, bool ran, Summary& s) {
+            s.integrity = Integrity::none; // formats/README.md §3: the format has no checksum
+            // formats/README.md §3: the engine is fail-closed, so its verdict is the first line it
+            // refuses (the reader keeps LoadFromDisk's reason); past sparksave's line limit it is
+            // not known.
+            if (!reader.refusal().empty()) {
+                s.engine_loads = false;
+                s.engine_verdict = "refuses it";
+                s.engine_note =
+                    fmt::format("refuses it: {} (LoadFromDisk), so the MMO server does not "
+                                "start",
+                                reader.refusal());
+                bool repairable = s.version == k_version_legacy;
+                for (const auto& f : s.findings.items())
+                    if (f.severity == Severity::error && f.code != ErrorCode::truncated &&
+                        f.code != ErrorCode::missing_tab && f.code != ErrorCode::duplicate_key)
+                        repairable = false;
+                if (repairable)
+                    s.engine_note +=
+                        "; `sparksave migrate` makes it a store the engine loads, holding "
+                        "what the pre-marker reader (f3bb430d) read";
+            } else if (!ran) {
+                s.engine_loads = false;
+                s.engine_note = s.engine_verdict = fmt::format(
+                    "not checked: the store has more lines than sparksave reads ({})", k_max_lines);
+            } else {
+                s.engine_loads = true;
+                s.engine_verdict = "loads it";
+                s.engine_note =
+                    s.version == k_version_v2
+                        ? "loads it"
+                        : "loads it (a legacy store: no escaping; `sparksave migrate` makes it v2)";
+            }
+        },
+        budget);
 }
 
 } // namespace spark_kv

@@ -3,6 +3,7 @@
 #include "reader.hpp"
 
 #include "api.hpp"
+#include "common/summarize.hpp"
 #include "sparksave/version.hpp"
 
 #include <algorithm>
@@ -53,39 +54,35 @@ class SummarySink : public SinkDefaults {
 } // namespace
 
 Summary summarize(std::string_view bytes) {
-    Summary s;
-    s.format = FormatId::text_archive;
-    s.size = bytes.size();
-    SummarySink sink;
-    Reader<SummarySink> reader(bytes, s.findings, sink);
-    reader.run();
-    sink.finish(s);
-    s.integrity = Integrity::none; // formats/README.md §2: the format has no checksum
-    // Summary::engine_loads: the engine's verdict (formats/README.md §2.1). It never refuses an
-    // archive: it reads a wrong version line as an empty archive (every entry lost), and reads
-    // anything else, perhaps misreading some entries (then errors say what it reads).
-    bool version_error = false, too_large = false;
-    for (const auto& f : s.findings.items()) {
-        if (f.code == ErrorCode::unsupported_version) version_error = true;
-        if (f.code == ErrorCode::too_large) too_large = true;
-    }
-    if (version_error) {
-        s.engine_loads = false;
-        s.engine_verdict = "reads it as EMPTY: the version line is not 1.0.0";
-        s.engine_note = s.engine_verdict + " (every entry is lost)";
-    } else if (too_large) {
-        s.engine_loads = false;
-        s.engine_note = s.engine_verdict =
-            "not checked: the file is larger than any archive sparksave reads";
-    } else if (s.findings.has_errors()) {
-        s.engine_loads = true;
-        s.engine_verdict = "loads it, but misreads it";
-        s.engine_note = s.engine_verdict + " (see the errors)";
-    } else {
-        s.engine_loads = true;
-        s.engine_note = s.engine_verdict = "loads it";
-    }
-    return s;
+    return summarize_with<Reader, SummarySink>(
+        FormatId::text_archive, bytes, [&](const auto& /*reader*/, bool /*ran*/, Summary& s) {
+            s.integrity = Integrity::none; // formats/README.md §2: the format has no checksum
+            // Summary::engine_loads: the engine's verdict (formats/README.md §2.1). It never
+            // refuses an archive: it reads a wrong version line as an empty archive (every entry
+            // lost), and reads anything else, perhaps misreading some entries (then errors say what
+            // it reads).
+            bool version_error = false, too_large = false;
+            for (const auto& f : s.findings.items()) {
+                if (f.code == ErrorCode::unsupported_version) version_error = true;
+                if (f.code == ErrorCode::too_large) too_large = true;
+            }
+            if (version_error) {
+                s.engine_loads = false;
+                s.engine_verdict = "reads it as EMPTY: the version line is not 1.0.0";
+                s.engine_note = s.engine_verdict + " (every entry is lost)";
+            } else if (too_large) {
+                s.engine_loads = false;
+                s.engine_note = s.engine_verdict =
+                    "not checked: the file is larger than any archive sparksave reads";
+            } else if (s.findings.has_errors()) {
+                s.engine_loads = true;
+                s.engine_verdict = "loads it, but misreads it";
+                s.engine_note = s.engine_verdict + " (see the errors)";
+            } else {
+                s.engine_loads = true;
+                s.engine_note = s.engine_verdict = "loads it";
+            }
+        });
 }
 
 } // namespace text_archive
