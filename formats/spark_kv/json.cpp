@@ -133,16 +133,23 @@ class TreeFromJson {
                 "expected an array of {\"key\", \"value\"} records and {\"line\"} lines, found " +
                     std::string(json::kind_name(values[2].kind)));
         b_.open(NodeKind::object, doc_.text(k_records));
+        std::size_t lines = 0;
         if (auto r = r_.each(values[2],
                              [&](std::size_t i, const Value& e) {
                                  std::string path(k_records);
                                  append_path_index(path, i);
+                                 ++lines;
                                  return line(e, path);
                              });
             !r)
             return std::move(r).error();
         b_.close();
         if (!final_newline) {
+            // A legacy store without records is an empty file: it has no last line to lack one.
+            if (lines == 0 && version_ == k_version_legacy)
+                return r_.error_at(values[3], "finalNewline",
+                                   "expected true or no member: a legacy store without records "
+                                   "is an empty file, with no last line");
             if (last_empty_)
                 return r_.error_at(values[3], "finalNewline", std::string(k_empty_last_line));
             doc_.node(doc_.root()).flags |= k_flag_no_final_newline;

@@ -890,6 +890,9 @@ TEST_CASE(
               "records[0].key.base64", "expected standard base64"},
              {R"({"version": 2, "records": [{"line": ""}], "finalNewline": false})", "finalNewline",
               "expected the last line"},
+             // Found by fuzz_pack: an empty legacy store has no last line to lack a line feed.
+             {R"({"version": 1, "records": [], "finalNewline": false})", "finalNewline",
+              "expected true or no member"},
              {R"({"version": 2, "records": [], "finalNewline": 0})", "finalNewline",
               "expected true or false"},
              {R"({"version": 2, "records": [], "version": 2})", "version",
