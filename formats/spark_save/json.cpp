@@ -418,32 +418,33 @@ class DumpReader {
     // `bytes` (read from `v`) in the document's arena. A save holds at most 512 MiB, which also
     // bounds what one part may take.
     Result<Str> keep_text(const Value& v, const Where& where, std::string_view bytes) {
-        if (auto r = count_bytes(v, where, bytes.size()); !r) return r.error();
+        if (!count_bytes(bytes.size())) return too_many_bytes(v, where);
         return doc_.text(bytes);
     }
     // Counts what a part takes in the file (a string and its u16 length): a part of more than a
     // save can hold is refused, so a part's memory stays bounded.
-    Result<void> count_bytes(const Value& v, const Where& where, std::size_t size) {
+    // False past the limit (too_many_bytes() says so); no Result on this path, which runs for
+    // every string of a dump.
+    bool count_bytes(std::size_t size) noexcept {
         part_bytes_ += size + 2;
-        if (part_bytes_ > k_max_file_size)
-            return r_.error_at(v, where.str(),
-                               fmt::format("expected at most {} bytes in a save (512 MiB), found "
-                                           "more",
-                                           k_max_file_size));
-        return {};
+        return part_bytes_ <= k_max_file_size;
+    }
+    Error too_many_bytes(const Value& v, const Where& where) const {
+        return r_.error_at(v, where.str(),
+                           fmt::format("expected at most {} bytes in a save (512 MiB), found more",
+                                       k_max_file_size));
     }
 
     // A string of at most 65535 bytes (a u16 length in the file) at `p`; its end in the text.
     Result<std::size_t> string16(std::size_t p, const Where& where, Str& out) {
         std::size_t end;
-        std::string_view bytes;
         if (r_.at(p) == '"') {
             end = r_.string_end_at(p);
             const std::string_view inner = r_.text().substr(p + 1, end - p - 2);
             if (refs_ && std::memchr(inner.data(), '\\', inner.size()) == nullptr) {
                 if (inner.size() > k_max_u16) return too_long(p, where, inner.size());
-                if (auto r = count_bytes(Value{Kind::string, p, end}, where, inner.size()); !r)
-                    return r.error();
+                if (!count_bytes(inner.size()))
+                    return too_many_bytes(Value{Kind::string, p, end}, where);
                 out = doc_.ref(inner);
                 return end;
             }
