@@ -518,6 +518,36 @@ class StepRunner {
         ++count_->properties;
     }
 
+    // The edits a component's properties and the custom state share, on the scalar children of
+    // `parent` by name; each says whether it changed something. A rename onto a name that is
+    // taken changes nothing.
+    enum class Renamed { absent, taken, done };
+    Renamed rename_scalar(NodeId parent, std::string_view from, std::string_view to) {
+        const NodeId p = find(doc_, parent, from, NodeKind::scalar);
+        if (p == k_no_node) return Renamed::absent;
+        if (find(doc_, parent, to, NodeKind::scalar) != k_no_node) return Renamed::taken;
+        doc_.node(p).name = text(to);
+        return Renamed::done;
+    }
+    // Adds `key` = `value` last when it is missing; else, with `overwrite`, sets a value that
+    // differs.
+    bool put_scalar(NodeId parent, std::string_view key, std::string_view value, bool overwrite) {
+        const NodeId p = find(doc_, parent, key, NodeKind::scalar);
+        if (p == k_no_node) {
+            doc_.append(parent, NodeKind::scalar, text(key), text(value), {}, model_.value_type);
+            return true;
+        }
+        if (!overwrite || doc_.value(p) == value) return false;
+        doc_.node(p).value = text(value);
+        return true;
+    }
+    bool drop_scalar(NodeId parent, std::string_view key) {
+        const NodeId p = find(doc_, parent, key, NodeKind::scalar);
+        if (p == k_no_node) return false;
+        doc_.unlink(parent, p);
+        return true;
+    }
+
     Result<void> on_entity(const Step& s, NodeId entity, std::uint64_t i) {
         const NodeKind obj = NodeKind::object, scalar = NodeKind::scalar;
         switch (s.op) {
@@ -576,27 +606,18 @@ class StepRunner {
         const NodeKind scalar = NodeKind::scalar;
         switch (s.op) {
         case Op::rename_property: {
-            const NodeId p = find(doc_, c, s.from, scalar);
-            if (p == k_no_node) return {};
-            if (find(doc_, c, s.to, scalar) != k_no_node)
+            const Renamed r = rename_scalar(c, s.from, s.to);
+            if (r == Renamed::taken)
                 return fail(path(i, s.component, s.to),
                             fmt::format("cannot rename {} to {}: {} has a {} already", q(s.from),
                                         q(s.to), q(s.component), q(s.to)));
-            doc_.node(p).name = text(s.to);
-            ++count_->properties;
+            if (r == Renamed::done) ++count_->properties;
             return {};
         }
         case Op::set_default:
-        case Op::set_value: {
-            const NodeId p = find(doc_, c, s.property, scalar);
-            if (p == k_no_node) {
-                doc_.append(c, scalar, text(s.property), text(s.value), {}, model_.value_type);
-                ++count_->properties;
-            } else if (s.op == Op::set_value && doc_.value(p) != s.value) {
-                set_value(p, s.value);
-            }
+        case Op::set_value:
+            if (put_scalar(c, s.property, s.value, s.op == Op::set_value)) ++count_->properties;
             return {};
-        }
         case Op::retype: {
             const NodeId p = find(doc_, c, s.property, scalar);
             if (p == k_no_node) return {};
@@ -629,55 +650,36 @@ class StepRunner {
             }
             return {};
         }
-        case Op::drop_property: {
-            const NodeId p = find(doc_, c, s.property, scalar);
-            if (p == k_no_node) return {};
-            doc_.unlink(c, p);
-            ++count_->properties;
+        case Op::drop_property:
+            if (drop_scalar(c, s.property)) ++count_->properties;
             return {};
-        }
         default:
             return make_error(ErrorCode::internal, "a component op not handled");
         }
     }
 
     Result<void> custom(const Step& s) {
-        const NodeKind scalar = NodeKind::scalar;
         if (custom_ == k_no_node) {
             if (s.op != Op::set_custom) return {};
             custom_ = doc_.append(doc_.root(), NodeKind::object, doc_.text(model_.custom_state));
         }
         switch (s.op) {
         case Op::rename_custom: {
-            const NodeId p = find(doc_, custom_, s.from, scalar);
-            if (p == k_no_node) return {};
-            if (find(doc_, custom_, s.to, scalar) != k_no_node)
+            const Renamed r = rename_scalar(custom_, s.from, s.to);
+            if (r == Renamed::taken)
                 return fail(custom_path(s.to),
                             fmt::format("cannot rename {} to {}: the custom state has a {} "
                                         "already",
                                         q(s.from), q(s.to), q(s.to)));
-            doc_.node(p).name = text(s.to);
-            ++count_->custom;
+            if (r == Renamed::done) ++count_->custom;
             return {};
         }
-        case Op::set_custom: {
-            const NodeId p = find(doc_, custom_, s.key, scalar);
-            if (p == k_no_node) {
-                doc_.append(custom_, scalar, text(s.key), text(s.value), {}, model_.value_type);
-                ++count_->custom;
-            } else if (doc_.value(p) != s.value) {
-                doc_.node(p).value = text(s.value);
-                ++count_->custom;
-            }
+        case Op::set_custom:
+            if (put_scalar(custom_, s.key, s.value, true)) ++count_->custom;
             return {};
-        }
-        case Op::drop_custom: {
-            const NodeId p = find(doc_, custom_, s.key, scalar);
-            if (p == k_no_node) return {};
-            doc_.unlink(custom_, p);
-            ++count_->custom;
+        case Op::drop_custom:
+            if (drop_scalar(custom_, s.key)) ++count_->custom;
             return {};
-        }
         default:
             return make_error(ErrorCode::internal, "a custom-state op not handled");
         }
