@@ -145,7 +145,8 @@ class TreeFromJson {
             return std::move(r).error();
         b_.close();
         if (!final_newline) {
-            // A legacy store without records is an empty file: it has no last line to lack one.
+            // A legacy store without records is an empty file (formats/README.md §3): it has
+            // no last line to lack one.
             if (lines == 0 && version_ == k_version_legacy)
                 return r_.error_at(values[3], "finalNewline",
                                    "expected true or no member: a legacy store without records "

@@ -575,8 +575,9 @@ template <class Sink> class Reader {
                               "reading at this line and loses this entry and every later one",
                               excerpt(shape.name), excerpt(content)));
         } else if (shape.named && content.find(k_name_separator, shape.body) != npos) {
-            // The engine looks for a second ": " anywhere after the first, " {" included: a
-            // class name ending in ':' makes one with the space before the brace.
+            // formats/README.md §2.1: readData and parseString look for a second ": " anywhere
+            // after the first (find(": ", p + 2)), " {" included: a class name ending in ':'
+            // makes one with the space before the brace.
             error(ErrorCode::bad_syntax, here(at + shape.body), child,
                   fmt::format("expected one \": \" in a class line (between the name and the "
                               "class name), found more in {}: the engine refuses the line and {}",
