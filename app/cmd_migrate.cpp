@@ -8,6 +8,7 @@
 #include "records.hpp"
 #include "usage.hpp"
 
+#include "sparksave/content_rules.hpp"
 #include "sparksave/file_io.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
@@ -30,11 +31,34 @@ struct MigrateOptions {
     BatchOptions batch; // what the library does with each file
     unsigned jobs = 0;
     std::vector<std::string> paths;
+    std::vector<std::string> rules; // --rules FILE_OR_DIR, repeatable
 };
 
 using Kind = FileOutcome::Kind;
 
-int list_steps() {
+// --rules: the rule files loaded and checked, and their [[test]]s run, before any save is read;
+// any failure is a usage error naming FILE:LINE:COLUMN (exit 2, nothing touched).
+std::optional<RuleSet> load_rules(const std::vector<std::string>& paths, std::size_t* tests) {
+    if (paths.empty()) return std::nullopt;
+    std::vector<fs::path> files;
+    for (const std::string& path : paths) {
+        // RuleSet::load's read errors do not name the file: a path that is not there is said here.
+        std::error_code ec;
+        if (!fs::exists(path_from_utf8(path), ec))
+            usage_error("--rules: " + show_path(path) + ": no such rule file or folder");
+        files.push_back(path_from_utf8(path));
+    }
+    auto set = RuleSet::load(files);
+    if (!set) usage_error("--rules: " + set.error().message);
+    auto tested = set->test();
+    if (!tested) usage_error("--rules: " + tested.error().message);
+    if (tests) *tests = tested->run;
+    return std::move(*set);
+}
+
+int list_steps(const std::vector<std::string>& rule_paths) {
+    std::size_t tests = 0;
+    const std::optional<RuleSet> rules = load_rules(rule_paths, &tests);
     const auto p = stdout_printer(false);
     std::string_view current;
     for (const auto& step : migration_steps()) {
@@ -45,6 +69,7 @@ int list_steps() {
         }
         p->line(fmt::format("  v{} -> v{}  {:<22} {}", step.from, step.to, step.id, step.summary));
     }
+    if (rules) print(*p, RuleChainsRecord{rules->rules(), tests});
     p->finish();
     out_flush();
     return k_exit_ok;
@@ -61,24 +86,31 @@ void check_usage(const MigrateOptions& o) {
         usage_error("choose an output mode: --in-place, -o FILE or --output-dir DIR (or "
                     "--dry-run, --check)");
     if (o.batch.backup && !o.batch.in_place) usage_error("--backup goes with --in-place");
+    if (!o.rules.empty() && o.batch.to)
+        usage_error("--rules brings each save to its format's newest version: leave --to out");
     if (o.batch.in_place && std::find(o.paths.begin(), o.paths.end(), "-") != o.paths.end())
         usage_error("--in-place cannot replace standard input (-): use -o FILE or -o - for "
                     "standard input");
 }
 
 int run_migrate(const MigrateOptions& o) {
-    if (o.list) return list_steps();
+    if (o.list) return list_steps(o.rules);
     check_usage(o);
+    BatchOptions batch = o.batch;
+    batch.rules = load_rules(o.rules, nullptr); // before any save is read
     FileList list = collect_files(o.paths);
     if (!o.batch.output.empty() && (list.files.size() != 1 || list.files[0].from_directory))
         usage_error("-o FILE takes exactly one input file; use --output-dir for several");
     const bool to_stdout = o.batch.output == "-";
-    BatchOptions batch = o.batch;
     batch.forced = forced_format();
+    const std::span<const RuleInfo> rule_infos =
+        batch.rules ? batch.rules->rules() : std::span<const RuleInfo>();
     BatchMigrator migrator(std::move(batch));
     const std::vector<Outcome<Destination>> destinations = migrator.destinations(list.files);
     std::vector<FileOutcome> outcomes(list.files.size());
-    std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0;
+    std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0,
+                out_of_scope = 0;
+    RuleTotals totals; // --dry-run --rules: each rule step's counts in all
     const std::size_t unreadable = list.problems.size();
     int exit_code = list.problems.size() ? k_exit_trouble : k_exit_ok;
     // The report goes to standard error when the migrated file goes to standard output.
@@ -130,6 +162,10 @@ int run_migrate(const MigrateOptions& o) {
                 record_status(r.failure->exit_status());
                 break;
             }
+            if (std::any_of(r.rules_left_alone.begin(), r.rules_left_alone.end(),
+                            [](const LeftAlone& l) { return !l.at_newest(); }))
+                ++out_of_scope;
+            totals.add(r.rule_steps);
             if (!r.bytes.empty()) {
                 out(r.bytes);
                 out_flush();
@@ -137,7 +173,7 @@ int run_migrate(const MigrateOptions& o) {
             if (r.kind == Kind::unreadable) // like every command: stderr
                 message(show_path(list.files[i].path), r.failure->error.message);
             else
-                print(*printer, MigrateRecord{list.files[i].path, &r, o.batch.dry_run});
+                print(*printer, MigrateRecord{list.files[i].path, &r, o.batch.dry_run, rule_infos});
             r = FileOutcome{};
         });
     progress.clear();
@@ -145,6 +181,7 @@ int run_migrate(const MigrateOptions& o) {
         message(synced.error().message);
         exit_code = std::max(exit_code, k_exit_trouble);
     }
+    if (o.batch.dry_run) print(*printer, totals);
     std::string summary;
     if (o.batch.check)
         summary = fmt::format("{} need migration, {} up to date, {} failed", outdated, up_to_date,
@@ -155,6 +192,9 @@ int run_migrate(const MigrateOptions& o) {
     else
         summary =
             fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
+    if (out_of_scope)
+        summary += fmt::format(", {} not in the scope of the rules (left as the rules found {})",
+                               out_of_scope, out_of_scope == 1 ? "it" : "them");
     if (skipped) summary += fmt::format(", {} skipped (no known format)", skipped);
     if (left_alone) {
         // The companions' names, as the formats with a save directory give them.
@@ -183,8 +223,10 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<MigrateOptions>();
     CLI::App* cmd = app.add_subcommand(
         "migrate", "Bring saves up to the version the current engine loads, safely");
-    CLI::Option* list = cmd->add_flag("--list", o->list,
-                                      "List the migration steps of every format and exit (alone)");
+    CLI::Option* list =
+        cmd->add_flag("--list", o->list,
+                      "List every format's migration steps (with --rules: also the rules' "
+                      "chains) and exit");
     whole_number(cmd->add_option("--to", o->batch.to,
                                  "Target version (default: the newest of each file's format); no "
                                  "downgrades"),
@@ -208,17 +250,25 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     cmd->add_flag("--strict", o->batch.strict,
                   "Refuse a file the migration would repair instead (a spark-kv line dropped, a "
                   "repeated key collapsed)");
+    cmd->add_option("--rules", o->rules,
+                    "Content rules after the format migration: a TOML rule file or a folder of "
+                    "*.toml, repeatable; checked and tested before any save is read")
+        ->allow_extra_args(false)
+        ->type_name("FILE|DIR");
     add_jobs_option(*cmd, o->jobs, "Files migrated in parallel (default: one per core)");
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
     cmd->footer("Each output is written to a temporary file beside its destination, flushed, read "
                 "back and verified,\n"
                 "then renamed into place: on any failure the input and any existing output stay as "
                 "they were.\n"
+                "With --rules, a save whose module version is not a rule's `from` is left as the "
+                "rules found it.\n"
                 "Exit status: 0 nothing failed, 1 a file could not be migrated (or, with --check, "
                 "needs migration),\n"
-                "2 bad usage or a path that cannot be read or written.");
+                "2 bad usage (a rule file's error or a failing [[test]] too) or a path that "
+                "cannot be read or written.");
     cmd->callback([o, cmd, list, &exit_code] {
-        check_alone(*cmd, *list);
+        check_alone(*cmd, *list, {"--rules"});
         exit_code = run_migrate(*o);
     });
 }

@@ -458,6 +458,59 @@ void print(Printer& p, const DiffStat& stat, std::size_t differences) {
 
 // A label padded to one width, the path, what happened; the plan's steps (--dry-run) and the
 // notes under it.
+namespace {
+
+// ", fps.profile.version 1 -> 3": the chains that ran on a file, each from the first rule's
+// `from` to the last one's `to`; a rule without a module by its id, when a step of it touched
+// something.
+std::string rules_ran(const FileOutcome& o, std::span<const RuleInfo> rules) {
+    std::string out;
+    const RuleInfo* chain_first = nullptr;
+    const RuleInfo* chain_last = nullptr;
+    auto close = [&] {
+        if (chain_first)
+            out += fmt::format(", {} {} -> {}", display(chain_first->module->key),
+                               chain_first->module->from, chain_last->module->to);
+        chain_first = chain_last = nullptr;
+    };
+    for (const std::string& id : o.rules_run) {
+        const auto info =
+            std::find_if(rules.begin(), rules.end(), [&](const RuleInfo& r) { return r.id == id; });
+        if (info == rules.end()) continue;
+        if (!info->module) {
+            close();
+            const bool touched =
+                std::any_of(o.rule_steps.begin(), o.rule_steps.end(),
+                            [&](const StepCount& c) { return c.rule == id && c.touched(); });
+            if (touched) out += ", rule " + display(id);
+            continue;
+        }
+        if (chain_first && chain_first->module->key != info->module->key) close();
+        if (!chain_first) chain_first = &*info;
+        chain_last = &*info;
+    }
+    close();
+    return out;
+}
+
+std::string step_name(const StepCount& c) {
+    return fmt::format("{} step {} {}", display(c.rule), c.step, c.op);
+}
+
+} // namespace
+
+std::string touched(const StepCount& c) {
+    std::string out;
+    auto add = [&](std::uint64_t n, std::string_view one, std::string_view many) {
+        if (n) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, n == 1 ? one : many);
+    };
+    add(c.entities, "entity", "entities");
+    add(c.components, "component", "components");
+    add(c.properties, "property", "properties");
+    add(c.custom, "custom pair", "custom pairs");
+    return out.empty() ? "nothing" : out;
+}
+
 void print(Printer& p, const MigrateRecord& r) {
     using Kind = FileOutcome::Kind;
     const FileOutcome& o = *r.outcome;
@@ -469,6 +522,13 @@ void print(Printer& p, const MigrateRecord& r) {
     const std::string dest = o.destination.empty() || o.destination == r.path
                                  ? std::string()
                                  : " -> " + show_path(o.destination);
+    // The chains that left the file out of their scope (one at its newest version is up to
+    // date for it: not said).
+    auto out_of_scope = [&] {
+        auto indent = p.indent(6);
+        for (const LeftAlone& l : o.rules_left_alone)
+            if (!l.at_newest()) p.line("rules: " + l.reason);
+    };
     switch (o.kind) {
     case Kind::failed:
     case Kind::unreadable:
@@ -479,10 +539,12 @@ void print(Printer& p, const MigrateRecord& r) {
         return;
     case Kind::up_to_date:
         p.line(label(Style::dim, "up to date") + fmt::format("{} v{}", o.format, o.from));
+        out_of_scope();
         return;
     case Kind::copied:
         p.line(label(Style::dim, "up to date") +
                fmt::format("{} v{}, copied{}", o.format, o.from, dest));
+        out_of_scope();
         return;
     case Kind::already_migrated:
         p.line(label(Style::dim, "up to date") +
@@ -490,20 +552,90 @@ void print(Printer& p, const MigrateRecord& r) {
         return;
     case Kind::needs_migration:
         p.line(label(Style::warning, "outdated") +
-               fmt::format("{} v{}, needs migration to v{}", o.format, o.from, o.to));
+               (o.from < o.to
+                    ? fmt::format("{} v{}, needs migration to v{}", o.format, o.from, o.to)
+                    : fmt::format("{} v{}, needs its content rules", o.format, o.from)) +
+               rules_ran(o, r.rules));
+        out_of_scope();
         return;
     case Kind::migrated:
         break;
     }
-    p.line(label(Style::ok, r.dry_run ? "would migrate" : "migrated") +
-           fmt::format("{} v{} -> v{}{}", o.format, o.from, o.to, dest));
-    auto indent = p.indent(6);
-    if (r.dry_run) {
-        std::string steps;
-        for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
-        p.line("steps: " + steps);
+    const std::string versions = o.from == o.to
+                                     ? fmt::format("{} v{}", o.format, o.from)
+                                     : fmt::format("{} v{} -> v{}", o.format, o.from, o.to);
+    p.line(label(Style::ok, r.dry_run ? "would migrate" : "migrated") + versions +
+           rules_ran(o, r.rules) + dest);
+    {
+        auto indent = p.indent(6);
+        if (r.dry_run && !o.steps.empty()) {
+            std::string steps;
+            for (const auto& s : o.steps) steps += (steps.empty() ? "" : ", ") + s;
+            p.line("steps: " + steps);
+        }
+        for (const auto& n : o.notes) p.line("note: " + n.describe());
+        if (r.dry_run)
+            for (const StepCount& c : o.rule_steps) p.line(step_name(c) + ": " + touched(c));
     }
-    for (const auto& n : o.notes) p.line("note: " + n.describe());
+    out_of_scope();
+}
+
+void RuleTotals::add(std::span<const StepCount> more) {
+    for (const StepCount& c : more) {
+        auto at = std::find_if(steps.begin(), steps.end(), [&](const StepCount& s) {
+            return s.rule == c.rule && s.step == c.step;
+        });
+        if (at == steps.end()) {
+            steps.push_back(c);
+            continue;
+        }
+        at->entities += c.entities;
+        at->components += c.components;
+        at->properties += c.properties;
+        at->custom += c.custom;
+    }
+}
+
+void print(Printer& p, const RuleTotals& totals) {
+    if (totals.steps.empty()) return;
+    p.line("rule steps, in all:");
+    auto indent = p.indent(2);
+    for (const StepCount& c : totals.steps) p.line(step_name(c) + ": " + touched(c));
+}
+
+void print(Printer& p, const RuleChainsRecord& r) {
+    const auto counts = [](const RuleInfo& rule) {
+        return fmt::format("{}: {} {}, {} {}", show_path(rule.file), rule.steps,
+                           rule.steps == 1 ? "step" : "steps", rule.tests,
+                           rule.tests == 1 ? "test" : "tests");
+    };
+    p.line(fmt::format("content rules ({} {}, {} {} passed):", r.rules.size(),
+                       r.rules.size() == 1 ? "rule" : "rules", r.tests,
+                       r.tests == 1 ? "test" : "tests"));
+    auto indent = p.indent(2);
+    // Each module key once, where its first rule is; its rules by version (a chain is
+    // contiguous: RuleSet::load checked it).
+    std::vector<std::string_view> keys;
+    for (const RuleInfo& rule : r.rules)
+        if (rule.module && std::find(keys.begin(), keys.end(), rule.module->key) == keys.end())
+            keys.push_back(rule.module->key);
+    for (std::string_view key : keys) {
+        std::vector<const RuleInfo*> chain;
+        for (const RuleInfo& rule : r.rules)
+            if (rule.module && rule.module->key == key) chain.push_back(&rule);
+        std::stable_sort(chain.begin(), chain.end(), [](const RuleInfo* a, const RuleInfo* b) {
+            return a->module->from < b->module->from;
+        });
+        p.line(fmt::format("{} ({}):", display(key), chain.front()->format));
+        auto rules = p.indent(2);
+        for (const RuleInfo* rule : chain)
+            p.line(fmt::format("{} -> {}  {:<22} {} ({})", rule->module->from, rule->module->to,
+                               display(rule->id), display(rule->summary), counts(*rule)));
+    }
+    for (const RuleInfo& rule : r.rules)
+        if (!rule.module)
+            p.line(fmt::format("{}, no module: {} {} ({})", rule.format, display(rule.id),
+                               display(rule.summary), counts(rule)));
 }
 
 } // namespace sparksave::app

@@ -12,6 +12,7 @@
 
 #include "printer.hpp"
 
+#include "sparksave/content_rules.hpp"
 #include "sparksave/diff.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -203,12 +205,34 @@ void print(Printer& p, const ChangeRecord& r);
 // diff --stat: the counts, in all and by group.
 void print(Printer& p, const DiffStat& stat, std::size_t differences);
 
-// migrate: one file's outcome (sparksave-migrate(1) OUTPUT), text only.
+// migrate: one file's outcome (sparksave-migrate(1) OUTPUT), text only. With --rules, the
+// chains that ran (from `rules`, the set), the chains that left the file out of their scope, and
+// with --dry-run what each rule step touched.
 struct MigrateRecord {
     std::string_view path;
     const FileOutcome* outcome;
     bool dry_run = false;
+    std::span<const RuleInfo> rules = {};
 };
 void print(Printer& p, const MigrateRecord& r);
+
+// What a rule step touched: "1 entity, 2 components, 3 properties, 1 custom pair", "nothing".
+std::string touched(const StepCount& count);
+
+// migrate --rules --dry-run: each rule step's counts summed over the files, in the order the
+// steps were first met.
+struct RuleTotals {
+    std::vector<StepCount> steps;
+    void add(std::span<const StepCount> more);
+};
+void print(Printer& p, const RuleTotals& totals);
+
+// migrate --list --rules: the rule set's chains (a module key's rules, in version order) and its
+// rules without a module, and how many [[test]]s passed.
+struct RuleChainsRecord {
+    std::span<const RuleInfo> rules;
+    std::size_t tests = 0;
+};
+void print(Printer& p, const RuleChainsRecord& r);
 
 } // namespace sparksave::app

@@ -224,14 +224,19 @@ CLI::Option* finite_non_negative(CLI::Option* opt) {
         "E >= 0"));
 }
 
-void check_alone(const CLI::App& cmd, const CLI::Option& alone) {
+void check_alone(const CLI::App& cmd, const CLI::Option& alone,
+                 const std::vector<std::string>& with) {
     if (alone.count() == 0) return;
     for (const CLI::Option* opt : cmd.get_options()) {
-        if (opt == &alone || opt->count() == 0) continue;
+        if (opt == &alone || opt->count() == 0 ||
+            std::find(with.begin(), with.end(), opt->get_name()) != with.end())
+            continue;
         const std::string found =
             opt->get_positional() ? in_quotes(opt->results().front()) : all_names(*opt);
-        usage_error(
-            fmt::format("{} takes no other option or path, found {}", alone.get_name(), found));
+        std::string others;
+        for (const std::string& w : with) others += (others.empty() ? "" : ", ") + w;
+        usage_error(fmt::format("{} takes no other option or path{}, found {}", alone.get_name(),
+                                others.empty() ? "" : " (only " + others + ")", found));
     }
 }
 

@@ -41,9 +41,10 @@ CLI::Option* one_of(CLI::Option* opt, std::vector<std::string> names);
 // A finite number of at least 0 (NaN and infinities refused).
 CLI::Option* finite_non_negative(CLI::Option* opt);
 
-// A UsageError when `cmd` was given anything besides the flag `alone` ("--list takes no other
-// option or path, found --in-place").
-void check_alone(const CLI::App& cmd, const CLI::Option& alone);
+// A UsageError when `cmd` was given anything besides the flag `alone` and the options named in
+// `with` ("--list takes no other option or path, found --in-place").
+void check_alone(const CLI::App& cmd, const CLI::Option& alone,
+                 const std::vector<std::string>& with = {});
 
 // Says a failed command line on standard error and returns the exit status, 2. `app` is the
 // program's App after parse() threw: `e` (CLI11's error) or `text` (a UsageError's). An

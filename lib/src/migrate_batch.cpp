@@ -133,7 +133,8 @@ class BatchMigrator::Impl {
         // in bounded memory, parsed once; a smaller one is read whole (and --dry-run and --check
         // always are: they report on the whole file; so is one bound for standard output, which
         // is checked before a byte of it is printed).
-        if (format.stream && format.part_writer && !writes_nothing() &&
+        const bool ruled = has_rules(format);
+        if (!ruled && format.stream && format.part_writer && !writes_nothing() &&
             dest.mode != Destination::Mode::standard_output &&
             in.source->view().size() >= k_parts_threshold) {
             std::optional<FileOutcome> done = migrate_by_parts(loaded, dest, o);
@@ -155,6 +156,7 @@ class BatchMigrator::Impl {
         if (o.from > o.to)
             return finding(fmt::format("{} v{} is newer than the target v{}: no downgrades",
                                        format.name, o.from, o.to));
+        if (ruled) return apply_rules(in, dest, std::move(o));
         if (o.from == o.to) return up_to_date(in, dest, std::move(o));
         if (o_.check) {
             o.kind = Kind::needs_migration;
@@ -171,6 +173,53 @@ class BatchMigrator::Impl {
             return o;
         }
         auto written = Output::write(output_options(in, dest, o.from), migrated->bytes);
+        if (!written) return failed(std::move(written).failure());
+        if (*written == Committed::identical) o.kind = Kind::already_migrated;
+        return o;
+    }
+
+    // Whether the rule set has a rule for this format: its files go through RuleSet::apply.
+    bool has_rules(const FormatInfo& format) const {
+        if (!o_.rules) return false;
+        for (const RuleInfo& rule : o_.rules->rules())
+            if (rule.format == format.name) return true;
+        return false;
+    }
+
+    // The format migration to the newest version and the content rules (RuleSet::apply, which
+    // checks its result as migrate() does), then the same write as a migration's.
+    FileOutcome apply_rules(const Input& in, const Destination& dest, FileOutcome o) const {
+        const FormatInfo& format = *in.format;
+        if (o.to != format.current_version)
+            return finding(fmt::format("content rules bring a save to the newest {} version (v{}), "
+                                       "not v{}",
+                                       format.name, format.current_version, o.to),
+                           ErrorCode::bad_usage);
+        const std::string_view view = in.source->view();
+        auto applied = o_.rules->apply(std::span<const std::byte>(
+            reinterpret_cast<const std::byte*>(view.data()), view.size()));
+        if (!applied) return finding(applied.error().describe(), applied.error().code);
+        RulesApplied& a = *applied;
+        o.ruled = true;
+        o.rules_run = std::move(a.rules_run);
+        o.rules_left_alone = std::move(a.left_alone);
+        o.rule_steps = std::move(a.steps);
+        if (!a.changed) return up_to_date(in, dest, std::move(o));
+        if (o_.check) {
+            o.kind = Kind::needs_migration;
+            return o;
+        }
+        if (o.from < o.to)
+            if (auto plan = plan_migration(format.id, o.from, o.to))
+                for (const MigrationStep* step : *plan) o.steps.emplace_back(step->id);
+        for (std::string& note : a.migration_notes) o.notes.push_back({std::move(note)});
+        o.kind = Kind::migrated;
+        if (o_.dry_run) return o;
+        if (dest.mode == Destination::Mode::standard_output) {
+            o.bytes = std::move(a.bytes);
+            return o;
+        }
+        auto written = Output::write(output_options(in, dest, o.from), a.bytes);
         if (!written) return failed(std::move(written).failure());
         if (*written == Committed::identical) o.kind = Kind::already_migrated;
         return o;

@@ -39,8 +39,10 @@ Result<void> bad_slot(std::string_view slot) {
 
 } // namespace
 
-SaveSystem::SaveSystem(fs::path directory, int max_autosaves)
-    : dir_(std::move(directory)), max_autosaves_(std::max(1, max_autosaves)) {
+SaveSystem::SaveSystem(fs::path directory, int max_autosaves,
+                       std::optional<sparksave::RuleSet> content_rules)
+    : dir_(std::move(directory)), max_autosaves_(std::max(1, max_autosaves)),
+      rules_(std::move(content_rules)) {
     // Where the rotation goes on: the first missing autosave, else the oldest.
     auto slots = ss::list_slots(dir_);
     if (!slots) return; // no directory yet: start at 0
@@ -106,9 +108,18 @@ Result<void> SaveSystem::Load(std::string_view slot, World& world, LoadInfo* inf
     auto head = ss::read_metadata(ss::as_save_bytes(*bytes));
     if (!head) return std::move(head).error(); // load_slot checked it: not reached
     done.file_version = head->version;
+    // The game's content rules: the format upgrade to v4 and the rules in one call, the result
+    // read back and checked by the library; a save no rule applies to comes back as it was.
+    if (rules_) {
+        auto applied = rules_->apply(ss::as_save_bytes(*bytes));
+        if (!applied) return std::move(applied).error();
+        done.upgrade_notes = std::move(applied->migration_notes);
+        done.rules_run = std::move(applied->rules_run);
+        *bytes = std::move(applied->bytes);
+    }
     // A save older than the engine loads (formats/README.md §1.4: v1, v2) comes back as it is:
     // upgraded here, in memory (the file on disk stays as it is until the next Save).
-    if (head->version < ss::k_oldest_loadable) {
+    if (!rules_ && head->version < ss::k_oldest_loadable) {
         auto upgraded = ss::upgrade(ss::as_save_bytes(*bytes), &done.upgrade_notes);
         if (!upgraded) return std::move(upgraded).error(); // load_slot checked it: not reached
         *bytes = std::move(*upgraded);

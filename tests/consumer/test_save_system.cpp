@@ -1,6 +1,7 @@
 // The engine-shaped SaveSystem (save_system.hpp) against the installed library: round trip,
 // refusals that write nothing, the fallback to `.bak`, the autosave rotation, the in-memory
-// upgrade of the v1/v2 saves of testdata, and the metadata of every slot. Plain checks, no test
+// upgrade of the v1/v2 saves of testdata, the content rules of testdata/rules applied at load,
+// and the metadata of every slot. Plain checks, no test
 // framework: the consumer needs only the package.
 //
 // usage: engine_consumer TESTDATA_DIR SCRATCH_DIR
@@ -13,6 +14,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <span>
 #include <string>
 
 namespace fs = std::filesystem;
@@ -364,6 +366,72 @@ void upgrade_old_saves(const fs::path& testdata, const fs::path& dir) {
     CHECK(m && m->screenshot_path.empty() && m->save_name == "Legacy screenshotless save");
 }
 
+// The game's content rules (testdata/rules: fps.profile.version 1 -> 2 -> 3), loaded once at
+// start-up: Load of a save at fps.profile.version 1 returns the upgraded content; a save no
+// rule applies to is what it was; a rule's conflict is Load's error, with the node path.
+void content_rules_at_load(const fs::path& testdata, const fs::path& dir) {
+    const fs::path rule_dir = testdata / "rules";
+    auto rules = sparksave::RuleSet::load(std::span<const fs::path>(&rule_dir, 1));
+    CHECK_OK(rules);
+    if (!rules) return;
+    auto tested = rules->test();
+    CHECK(tested && tested->run == 2, "%s", tested ? "" : tested.error().describe().c_str());
+    fs::create_directories(dir);
+    SaveSystem saves(dir, 3, *rules);
+    const std::string original = read_bytes(testdata / "rules" / "saves" / "profile-1.spark_save");
+    write_bytes(dir / "profile.spark_save", original);
+
+    World w;
+    LoadInfo info;
+    CHECK_OK(saves.Load("profile", w, &info));
+    CHECK(info.file_version == 3 && !info.used_backup);
+    CHECK((info.rules_run == std::vector<std::string>{"fps-profile-2", "fps-profile-3"}));
+    using engine::SavedComponent;
+    const SavedComponent transform0{
+        "Transform",
+        {{"px", "0.000000"}, {"py", "2.000000"}, {"pz", "-5.000000"}, {"parent", "-1"}}};
+    World want;
+    want.entities = {
+        {"player",
+         {transform0,
+          {"Health", {{"hp", "85"}, {"max", "100.000000"}, {"regen", "0"}}},
+          {"TagComponent", {{"tags", "player,hero"}, {"team", "1"}}}}},
+        {"grunt",
+         {{"Transform",
+           {{"px", "4.500000"}, {"py", "0.000000"}, {"pz", "1.250000"}, {"parent", "-1"}}},
+          {"Health", {{"max", "75.000000"}, {"hp", "50"}, {"regen", "2"}}},
+          {"TagComponent", {{"team", "2"}, {"tags", "enemy"}}}}},
+        {"crate",
+         {{"Transform",
+           {{"px", "1.000000"}, {"py", "0.000000"}, {"pz", "0.000000"}, {"parent", "0"}}},
+          {"TagComponent", {{"team", "neutral"}}}}}};
+    want.custom_state = {{"fps.profile.version", "3"},
+                         {"fps.profile.experience", "37"},
+                         {"fps.profile.difficulty", "normal"}};
+    CHECK(w == want, "(not the content the rules make of fps.profile.version 1)");
+    CHECK(read_bytes(dir / "profile.spark_save") == original, "(Load wrote the file)");
+    // The next Save writes the upgraded content; loaded again, no rule applies to it.
+    auto m = saves.GetSaveMetadata("profile");
+    CHECK_OK(m);
+    if (m) CHECK_OK(saves.Save("profile", w, *m));
+    World again;
+    CHECK_OK(saves.Load("profile", again, &info));
+    CHECK(again == want && info.rules_run.empty());
+
+    // A save out of every chain's scope (no fps.profile.version) comes back as it was saved.
+    const World plain = sample_world("no profile");
+    CHECK_OK(saves.Save("plain", plain, metadata("plain", 7)));
+    CHECK_OK(saves.Load("plain", w, &info));
+    CHECK(w == plain && info.rules_run.empty());
+
+    // A rename onto a component the entity has already: Load fails with the node path.
+    write_bytes(dir / "conflict.spark_save",
+                read_bytes(testdata / "rules" / "saves" / "conflict.spark_save"));
+    auto refused = saves.Load("conflict", w, &info);
+    CHECK(!refused && refused.error().path == "entities[1].Health", "%s",
+          refused ? "loaded" : refused.error().describe().c_str());
+}
+
 // GetSaveSlots: every slot with its metadata, newest first; slots that cannot load left out.
 void metadata_of_every_slot(const fs::path& dir) {
     SaveSystem saves(dir);
@@ -420,6 +488,7 @@ int main(int argc, char** argv) {
     fallback(scratch / "fallback");
     autosave_rotation(scratch / "autosave");
     upgrade_old_saves(testdata, scratch / "upgrade");
+    content_rules_at_load(testdata, scratch / "content_rules");
     metadata_of_every_slot(scratch / "slots");
     if (g_failures) {
         std::fprintf(stderr, "%d checks failed\n", g_failures);

@@ -12,6 +12,7 @@
 
 #include "sparksave/version.hpp"
 
+#include "sparksave/content_rules.hpp"
 #include "sparksave/document.hpp"
 #include "sparksave/error.hpp"
 #include "sparksave/input.hpp"
@@ -178,6 +179,11 @@ struct BatchOptions {
     bool check = false;     // only tell whether the file is below the target
     bool strict = false;    // refuse a file whose errors a step would repair (--strict)
     const FormatInfo* forced = nullptr; // --input-format
+    // --rules: content rules (content_rules.hpp), loaded and tested by the caller. A file of a
+    // format the set has a rule for is read whole and goes through RuleSet::apply (the format
+    // migration to the newest version, then the rules) and the one write below; `to` must then
+    // be unset or that newest version. Files of other formats are migrated as without it.
+    std::optional<RuleSet> rules;
 };
 
 struct FileOutcome {
@@ -202,6 +208,12 @@ struct FileOutcome {
     std::vector<std::string> steps;
     Notes notes;
     std::string bytes; // output "-": the file, checked, for the caller to print in order
+    // With rules, a file of a format they are for (RulesApplied's): the ids of the rules that
+    // ran, the chains and rules that left the file as it was and why, what each step touched.
+    bool ruled = false;
+    std::vector<std::string> rules_run;
+    std::vector<LeftAlone> rules_left_alone;
+    std::vector<StepCount> rule_steps;
 };
 
 class BatchMigrator {
