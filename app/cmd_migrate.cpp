@@ -42,7 +42,7 @@ std::optional<RuleSet> load_rules(const std::vector<std::string>& paths, std::si
     if (paths.empty()) return std::nullopt;
     std::vector<fs::path> files;
     for (const std::string& path : paths) {
-        // RuleSet::load's read errors do not name the file: a path that is not there is said here.
+        // A path that is not there, said as a usage error (RuleSet::load's read error is io_error).
         std::error_code ec;
         if (!fs::exists(path_from_utf8(path), ec))
             usage_error("--rules: " + show_path(path) + ": no such rule file or folder");
@@ -163,7 +163,7 @@ int run_migrate(const MigrateOptions& o) {
                 break;
             }
             if (std::any_of(r.rules_left_alone.begin(), r.rules_left_alone.end(),
-                            [](const LeftAlone& l) { return !l.at_newest(); }))
+                            [](const LeftAlone& l) { return !l.at_newest; }))
                 ++out_of_scope;
             totals.add(r.rule_steps);
             if (!r.bytes.empty()) {

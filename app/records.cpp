@@ -527,7 +527,7 @@ void print(Printer& p, const MigrateRecord& r) {
     auto out_of_scope = [&] {
         auto indent = p.indent(6);
         for (const LeftAlone& l : o.rules_left_alone)
-            if (!l.at_newest()) p.line("rules: " + l.reason);
+            if (!l.at_newest) p.line("rules: " + l.reason);
     };
     switch (o.kind) {
     case Kind::failed:

@@ -730,17 +730,18 @@ Result<bool> run_unit(Document& doc, const ContentModel& model, const RuleSet::D
     const std::uint32_t start = first.info.module->from, newest = last.info.module->to;
     const NodeId stamp = module_node(doc, model, unit.key);
     if (stamp == k_no_node) {
-        out.left_alone.push_back({unit.key, fmt::format("no {} in the custom state", unit.key)});
+        out.left_alone.push_back(
+            {unit.key, fmt::format("no {} in the custom state", unit.key), false});
         return false;
     }
     const std::string_view found = doc.value(stamp);
     const auto version = parse_version(found);
     if (!version || *version < start || *version >= newest) {
+        const bool at_newest = version && *version == newest;
         std::string reason =
-            version && *version == newest
-                ? fmt::format("at {} {}, the newest of its rules", unit.key, newest)
-                : fmt::format("not at {} {} (found {})", unit.key, start, q(found));
-        out.left_alone.push_back({unit.key, std::move(reason)});
+            at_newest ? fmt::format("at {} {}, the newest of its rules", unit.key, newest)
+                      : fmt::format("not at {} {} (found {})", unit.key, start, q(found));
+        out.left_alone.push_back({unit.key, std::move(reason), at_newest});
         return false;
     }
     std::uint32_t at = *version;
@@ -891,7 +892,11 @@ constexpr std::uint64_t k_max_rule_file = 1u << 20;
 Result<void> read_rule_file(const fs::path& path, std::vector<RuleText>& out) {
     auto opened = read_input(
         path, 0, [](std::string_view) -> Result<std::uint64_t> { return k_max_rule_file; }, false);
-    if (!opened) return std::move(opened).error();
+    if (!opened) {
+        Error e = std::move(opened).error();
+        e.message.insert(0, path.generic_string() + ": ");
+        return e;
+    }
     RuleText t;
     t.name = path.generic_string();
     t.text = std::string(opened->source->view());

@@ -84,11 +84,11 @@ struct StepCount {
 // A chain of rules (one module key) or a rule without a module that did not apply to a save,
 // and why: "no fps.profile.version in the custom state", "not at fps.profile.version 1 (found
 // \"0\")" (the save is out of the chain's scope), or "at fps.profile.version 3, the newest of its
-// rules" (at_newest(): the save is up to date for the chain).
+// rules" (at_newest: the save is up to date for the chain).
 struct LeftAlone {
     std::string key; // the module key (empty: a rule without a module)
     std::string reason;
-    bool at_newest() const noexcept { return reason.starts_with("at "); }
+    bool at_newest = false; // at the newest `to` of the chain: up to date, not out of scope
 };
 
 struct RulesApplied {
