@@ -456,8 +456,6 @@ void print(Printer& p, const DiffStat& stat, std::size_t differences) {
 
 // ---- migrate
 
-// A label padded to one width, the path, what happened; the plan's steps (--dry-run) and the
-// notes under it.
 namespace {
 
 // ", fps.profile.version 1 -> 3": the chains that ran on a file, each from the first rule's
@@ -497,8 +495,7 @@ std::string step_name(const StepCount& c) {
     return fmt::format("{} step {} {}", display(c.rule), c.step, c.op);
 }
 
-} // namespace
-
+// What a rule step touched: "1 entity, 2 components, 3 properties, 1 custom pair", "nothing".
 std::string touched(const StepCount& c) {
     std::string out;
     auto add = [&](std::uint64_t n, std::string_view one, std::string_view many) {
@@ -511,6 +508,10 @@ std::string touched(const StepCount& c) {
     return out.empty() ? "nothing" : out;
 }
 
+} // namespace
+
+// A label padded to one width, the path, what happened; the plan's steps (--dry-run) and the
+// notes under it.
 void print(Printer& p, const MigrateRecord& r) {
     using Kind = FileOutcome::Kind;
     const FileOutcome& o = *r.outcome;

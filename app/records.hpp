@@ -216,9 +216,6 @@ struct MigrateRecord {
 };
 void print(Printer& p, const MigrateRecord& r);
 
-// What a rule step touched: "1 entity, 2 components, 3 properties, 1 custom pair", "nothing".
-std::string touched(const StepCount& count);
-
 // migrate --rules --dry-run: each rule step's counts summed over the files, in the order the
 // steps were first met.
 struct RuleTotals {
