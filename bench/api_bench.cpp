@@ -7,8 +7,13 @@
 //   api_bench head DIR [REPEAT]       the baseline: open each file, read its first 4 KiB, close
 //   api_bench parse FILE [REPEAT]     SaveView::parse of FILE (read into memory first, not timed)
 //   api_bench writer ENTITIES [REPEAT] SaveWriter: ENTITIES entities of 4 components, finish()
+//   api_bench rules-parse STEPS [REPEAT] RuleSet::parse of a rule file of STEPS steps (bytes:
+//                                    the file's size)
+//   api_bench rules FILE RULES [REPEAT] RuleSet::apply of the rule file RULES to the save FILE
+//                                    (both read into memory first, the rules loaded, not timed)
 //
-// Uses only the installed header sparksave/save_file.hpp.
+// Uses only the installed headers sparksave/save_file.hpp and sparksave/content_rules.hpp.
+#include "sparksave/content_rules.hpp"
 #include "sparksave/save_file.hpp"
 
 #include <algorithm>
@@ -57,6 +62,45 @@ std::vector<fs::path> files_of(const char* dir) {
     return out;
 }
 
+std::string read_file(const char* path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A rule file of `steps` steps, each op in turn, over components C0, C1, ... (every op's
+// members, so that parsing is what is timed, not an error).
+std::string rule_text(std::size_t steps) {
+    std::string t = "id = \"bench-parse\"\nsummary = \"a long rule\"\nformat = \"spark_save\"\n"
+                    "module = { key = \"bench.version\", from = 1, to = 2 }\n";
+    for (std::size_t i = 0; i < steps; ++i) {
+        const std::string c = "\"C" + std::to_string(i) + "\"";
+        t += "\n[[step]]\n";
+        switch (i % 6) {
+        case 0:
+            t += "op = \"rename-component\"\nfrom = " + c + "\nto = \"D" + std::to_string(i) + "\"\n";
+            break;
+        case 1:
+            t += "op = \"rename-property\"\ncomponent = " + c + "\nfrom = \"a\"\nto = \"b\"\n";
+            break;
+        case 2:
+            t += "op = \"set-default\"\ncomponent = " + c + "\nproperty = \"p\"\nvalue = \"0\"\n";
+            break;
+        case 3:
+            t += "op = \"retype\"\ncomponent = " + c + "\nproperty = \"p\"\nto = \"float\"\n";
+            break;
+        case 4:
+            t += "op = \"map-values\"\ncomponent = " + c +
+                 "\nproperty = \"team\"\nmap = { red = \"1\", blue = \"2\" }\nstrict = true\n";
+            break;
+        default:
+            t += "op = \"drop-property\"\ncomponent = " + c +
+                 "\nproperty = \"old\"\nreason = \"unused since 2.0\"\n";
+            break;
+        }
+    }
+    return t;
+}
+
 int fail(const char* what) {
     std::fprintf(stderr, "api_bench: %s\n", what);
     return 1;
@@ -66,9 +110,12 @@ int fail(const char* what) {
 
 int main(int argc, char** argv) {
     if (argc < 3)
-        return fail("usage: api_bench metadata|head DIR | parse FILE | writer ENTITIES [REPEAT]");
+        return fail("usage: api_bench metadata|head DIR | parse FILE | writer ENTITIES | rules-parse "
+                    "STEPS | rules FILE RULES [REPEAT]");
     const std::string mode = argv[1];
-    const int repeat = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+    const int repeat_arg = mode == "rules" ? 4 : 3;
+    if (mode == "rules" && argc < 4) return fail("usage: api_bench rules FILE RULES [REPEAT]");
+    const int repeat = argc > repeat_arg ? std::max(1, std::atoi(argv[repeat_arg])) : 3;
     std::uint64_t bytes = 0;
     double seconds = 0;
     bool ok = true;
@@ -95,9 +142,7 @@ int main(int argc, char** argv) {
         });
         bytes = files.size();
     } else if (mode == "parse") {
-        std::ifstream in(argv[2], std::ios::binary);
-        const std::string data((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
+        const std::string data = read_file(argv[2]);
         seconds = best(repeat, [&] {
             auto v = ss::SaveView::parse(ss::as_save_bytes(data));
             if (!v) {
@@ -144,6 +189,30 @@ int main(int argc, char** argv) {
                 bytes = r->size();
             }
         });
+    } else if (mode == "rules-parse") {
+        const sparksave::RuleText file{"bench.toml", rule_text(std::strtoull(argv[2], nullptr, 10)),
+                                       {}};
+        seconds = best(repeat, [&] {
+            auto set = sparksave::RuleSet::parse({&file, 1});
+            if (!set) {
+                std::fprintf(stderr, "%s\n", set.error().describe().c_str());
+                ok = false;
+            }
+        });
+        bytes = file.text.size();
+    } else if (mode == "rules") {
+        const std::string data = read_file(argv[2]);
+        const fs::path rules = argv[3];
+        auto set = sparksave::RuleSet::load({&rules, 1});
+        if (!set) return fail(set.error().describe().c_str());
+        seconds = best(repeat, [&] {
+            auto r = set->apply(ss::as_save_bytes(data));
+            if (!r || !r->changed) {
+                std::fprintf(stderr, "%s\n", r ? "the rules changed nothing" : r.error().describe().c_str());
+                ok = false;
+            }
+        });
+        bytes = data.size();
     } else {
         return fail("unknown mode");
     }

@@ -146,6 +146,19 @@ def main():
     results = [migrate_once() for _ in range(repeat)]
     add("sparksave migrate v1 -> v4 (-o)", f"big v1 ({mb(size1):.0f} MB)", min(r[0] for r in results),
         max(r[1] for r in results), size=size1)
+    # Content rules (issue 23): bench/rules/big.toml over the big saves, with the format
+    # migration (v1) and without (v4). Target: >= 500 MB/s with the format migration included.
+    rules = os.path.join(HERE, "rules", "big.toml")
+    for src, label, size in ((big4, "big v4", size4), (big1, "big v1", size1)):
+        def rules_once():
+            if os.path.exists(migrated):
+                os.remove(migrated)
+            return run([sparksave, "migrate", "--rules", rules, "-o", migrated, src])
+
+        results = [rules_once() for _ in range(repeat)]
+        add(f"sparksave migrate --rules (-o), {label[4:]} input", f"{label} ({mb(size):.0f} MB)",
+            min(r[0] for r in results), max(r[1] for r in results), size=size,
+            note="6 steps (bench/rules/big.toml)" + (", v1 -> v4 first" if src == big1 else ""))
     t, rss = best([sparksave, "diff", big4, big4b], repeat)
     add("sparksave diff (~100 differences)", "two big v4", t, rss, size=size4 + os.path.getsize(big4b))
     packed = os.path.join(OUT, "packed.spark_save")
@@ -215,6 +228,12 @@ def main():
         add("SaveView::parse", f"mid v4 ({mb(n):.1f} MB)", t, rss, size=n,
             note=f"CPU {cpu * 1000:.1f} ms (both threads); `sparksave verify` of the same file: {t_verify:.3f} s, "
                  f"{mb(n) / t_verify:,.0f} MB/s (a process: start, map, print)")
+        t, n, cpu, rss = api_run("rules", big4, rules)
+        add("RuleSet::apply", f"big v4 ({mb(n):.0f} MB)", t, rss, size=n,
+            note=f"CPU {cpu:.3f} s; 6 steps (bench/rules/big.toml)")
+        t, n, cpu, rss = api_run("rules-parse", "50")
+        add("RuleSet::parse, 50 steps", f"{n:,} bytes of TOML", t, rss, size=n,
+            note=f"{t * 1000:.2f} ms (target <= 10 ms)")
         t, n, cpu, rss = api_run("writer", str(max(entities // 20, 100)))
         add("SaveWriter::finish (encode as built, rules as written)", f"{mb(n):.1f} MB of output", t, rss, size=n,
             note=f"CPU {cpu * 1000:.1f} ms: {mb(n) / cpu:,.0f} MB/s")
