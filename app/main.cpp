@@ -4,7 +4,12 @@
 #include "common.hpp"
 #include "usage.hpp"
 
+#include "records.hpp"
+
+#include "sparksave/build_info.hpp"
+#include "sparksave/crc32.hpp"
 #include "sparksave/file_io.hpp"
+#include "sparksave/format.hpp"
 #include "sparksave/version.hpp"
 
 #include <CLI/CLI.hpp>
@@ -165,6 +170,39 @@ class Utf8Arguments {
 
 #endif // _WIN32
 
+// What `sparksave --version` prints (records.hpp VersionRecord), as text or JSON.
+std::string version_text(bool json) {
+    VersionRecord r;
+    r.version = SPARKSAVE_VERSION;
+    r.formats = sparksave::format_table();
+    r.crc32 = sparksave::crc32_implementation();
+    r.built_with = sparksave::build_components();
+    r.built_with.emplace_back("CLI11", CLI11_VERSION);
+    std::string text;
+    auto p = json ? json_printer([&](std::string_view s) { text += s; })
+                  : text_printer([&](std::string_view s) { text += s; }, false);
+    print(*p, r);
+    p->finish();
+    return text;
+}
+
+// `sparksave --version --json` (either order, nothing else): the version as JSON. CLI11 reads
+// `--version` itself otherwise (the text form), wherever it is before a command.
+bool version_json(int argc, char** argv) {
+    bool version = false, json = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        if (arg == "--version") {
+            version = true;
+        } else if (arg == "--json") {
+            json = true;
+        } else {
+            return false;
+        }
+    }
+    return version && json;
+}
+
 // CLI11 reports a mistyped command as "a subcommand is required"; say what was wrong instead.
 // After an unknown option (`--colour never verify`) the parse says what was meant (usage.hpp).
 std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
@@ -199,7 +237,20 @@ int main(int argc, char** argv) {
 #endif
 
     CLI::App app{"sparksave: read, check, dump, migrate and diff game save files", "sparksave"};
-    app.set_version_flag("--version", "sparksave " SPARKSAVE_VERSION);
+    if (version_json(argc, argv)) {
+        out(version_text(true));
+        out_flush();
+        return k_exit_ok;
+    }
+    app.set_version_flag(
+        "--version",
+        [] {
+            std::string text = version_text(false);
+            text.pop_back(); // CLI11 ends the line
+            return text;
+        },
+        "Print the version, the formats and their versions, the CRC-32 code in use and the "
+        "build's compiler and libraries, then exit (with --json: as JSON)");
     app.require_subcommand(1);
     // Options are `-x` and `--name` everywhere (sparksave(1)): CLI11 would take `/name` as an
     // option on Windows, and so an absolute path such as `/saves/a.spark_save` (the subcommands

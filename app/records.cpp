@@ -604,6 +604,40 @@ void print(Printer& p, const RuleTotals& totals) {
     for (const StepCount& c : totals.steps) p.line(step_name(c) + ": " + touched(c));
 }
 
+void print(Printer& p, const VersionRecord& r) {
+    auto record = p.record();
+    p.string("version", r.version);
+    p.line(fmt::format("sparksave {}", r.version));
+    {
+        auto formats = p.array("formats");
+        p.line("formats (each version read and written):");
+        auto indent = p.indent(2);
+        for (const FormatInfo& f : r.formats) {
+            auto row = p.object();
+            p.string("name", f.name);
+            p.string("title", f.title);
+            p.number("oldestVersion", std::uint64_t{1});
+            p.number("newestVersion", std::uint64_t{f.current_version});
+            p.line(fmt::format("{:<13} {:<9} {}", f.name,
+                               f.current_version == 1 ? std::string("v1")
+                                                      : fmt::format("v1 to v{}", f.current_version),
+                               f.title));
+        }
+    }
+    p.string("crc32", r.crc32);
+    p.line(fmt::format("CRC-32: {}", r.crc32 == "pclmul"
+                                         ? "carry-less multiplication (PCLMULQDQ), in use"
+                                         : "slicing-by-8 tables (no PCLMULQDQ here)"));
+    auto built = p.object("builtWith");
+    std::string line = "built with:";
+    for (const auto& [name, version] : r.built_with) {
+        p.string(name, version);
+        line += fmt::format(" {} {},", name, version);
+    }
+    line.pop_back();
+    p.line(line);
+}
+
 void print(Printer& p, const RuleChainsRecord& r) {
     const auto counts = [](const RuleInfo& rule) {
         return fmt::format("{}: {} {}, {} {}", show_path(rule.file), rule.steps,

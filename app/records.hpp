@@ -226,6 +226,17 @@ void print(Printer& p, const RuleTotals& totals);
 
 // migrate --list --rules: the rule set's chains (a module key's rules, in version order) and its
 // rules without a module, and how many [[test]]s passed.
+// `sparksave --version` (sparksave(1)): the tool's version, each format of this build and the
+// versions it reads and writes (1 to its newest: every reader and writer takes each of them), the
+// CRC-32 code in use on this machine, and the compiler and libraries of the build.
+struct VersionRecord {
+    std::string_view version;
+    std::span<const FormatInfo> formats;
+    std::string_view crc32; // crc32.hpp crc32_implementation()
+    std::vector<std::pair<std::string_view, std::string>> built_with;
+};
+void print(Printer& p, const VersionRecord& r);
+
 struct RuleChainsRecord {
     std::span<const RuleInfo> rules;
     std::size_t tests = 0;

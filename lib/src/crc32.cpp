@@ -171,4 +171,11 @@ std::uint32_t crc32(std::string_view bytes) noexcept {
     return crc32_update(0, bytes);
 }
 
+std::string_view crc32_implementation() noexcept {
+#ifdef SPARKSAVE_CRC_PCLMUL
+    if (have_pclmul()) return "pclmul";
+#endif
+    return "slicing-by-8";
+}
+
 SPARKSAVE_END_NAMESPACE

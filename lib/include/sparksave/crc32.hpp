@@ -23,4 +23,9 @@ std::uint32_t crc32(std::string_view bytes) noexcept;
 // Continues a CRC: crc32_update(crc32(a), b) == crc32(a + b). Start from 0.
 std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes) noexcept;
 
+// The code that computes CRC-32s on this machine: "pclmul" (carry-less multiplication folding,
+// built for x86 and the CPU has PCLMULQDQ and SSE4.1) or "slicing-by-8" (table lookups: another
+// CPU, or a build without the folding).
+std::string_view crc32_implementation() noexcept;
+
 SPARKSAVE_END_NAMESPACE
