@@ -20,6 +20,7 @@ namespace {
 
 struct InfoOptions {
     std::vector<std::string> paths;
+    FilesFrom from;
     bool json = false;
 };
 
@@ -48,11 +49,13 @@ InfoRecord record(const FileInfo& fi) {
 }
 
 int run_info(const InfoOptions& o) {
+    const auto paths = all_paths("info", o.paths, o.from);
+    if (!paths) return k_exit_trouble;
     const auto printer = stdout_printer(o.json);
     Printer& p = *printer;
     int exit_code = k_exit_ok;
     auto note = [&](int code) { exit_code = std::max(exit_code, code); };
-    for (const auto& path : o.paths) {
+    for (const auto& path : *paths) {
         std::error_code ec;
         if (path != "-" && fs::is_directory(path_from_utf8(path), ec)) {
             // The walk every command shares (sparksave/input.hpp): its rules, and a directory
@@ -123,8 +126,8 @@ void setup_info(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<InfoOptions>();
     CLI::App* cmd = app.add_subcommand(
         "info", "A one-screen summary of a save, or of every save in a directory");
-    cmd->add_option("PATH", o->paths, "Save files or save directories; - reads standard input")
-        ->required();
+    cmd->add_option("PATH", o->paths, "Save files or save directories; - reads standard input");
+    add_files_from(*cmd, o->from);
     cmd->add_flag("--json", o->json, "One JSON object per file (JSON Lines)");
     cmd->footer("Exit status: 0 every save is valid, 1 a save is invalid or not a save, 2 bad "
                 "usage or a path that cannot be read.");

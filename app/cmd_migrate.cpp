@@ -31,6 +31,7 @@ struct MigrateOptions {
     BatchOptions batch; // what the library does with each file
     unsigned jobs = 0;
     std::vector<std::string> paths;
+    FilesFrom from;
     std::vector<std::string> rules; // --rules FILE_OR_DIR, repeatable
 };
 
@@ -75,11 +76,13 @@ int list_steps(const std::vector<std::string>& rule_paths) {
     return k_exit_ok;
 }
 
+constexpr std::string_view k_no_paths = "give the files or directories to migrate (or --list)";
+
 // Usage errors (usage.hpp), said before any file is read.
 void check_usage(const MigrateOptions& o) {
     const int modes =
         int(o.batch.in_place) + int(!o.batch.output.empty()) + int(!o.batch.output_dir.empty());
-    if (o.paths.empty()) usage_error("give the files or directories to migrate (or --list)");
+    if (o.paths.empty() && o.from.list.empty()) usage_error(std::string(k_no_paths));
     if (o.batch.dry_run && o.batch.check) usage_error("--dry-run and --check cannot be combined");
     if (modes > 1) usage_error("choose one output mode: --in-place, -o FILE or --output-dir DIR");
     if (modes == 0 && !o.batch.dry_run && !o.batch.check)
@@ -97,8 +100,10 @@ int run_migrate(const MigrateOptions& o) {
     if (o.list) return list_steps(o.rules);
     check_usage(o);
     BatchOptions batch = o.batch;
+    const auto paths = all_paths("migrate", o.paths, o.from, k_no_paths);
+    if (!paths) return k_exit_trouble;
     batch.rules = load_rules(o.rules, nullptr); // before any save is read
-    FileList list = collect_files(o.paths);
+    FileList list = collect_files(*paths);
     if (!o.batch.output.empty() && (list.files.size() != 1 || list.files[0].from_directory))
         usage_error("-o FILE takes exactly one input file; use --output-dir for several");
     const bool to_stdout = o.batch.output == "-";
@@ -257,6 +262,7 @@ void setup_migrate(CLI::App& app, int& exit_code) {
         ->type_name("FILE|DIR");
     add_jobs_option(*cmd, o->jobs, "Files migrated in parallel (default: one per core)");
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
+    add_files_from(*cmd, o->from);
     cmd->footer("Each output is written to a temporary file beside its destination, flushed, read "
                 "back and verified,\n"
                 "then renamed into place: on any failure the input and any existing output stay as "

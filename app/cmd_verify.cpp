@@ -13,6 +13,7 @@ namespace {
 
 struct VerifyOptions {
     std::vector<std::string> paths;
+    FilesFrom from;
     bool json = false;
     bool quiet = false;
     bool strict = false;
@@ -36,7 +37,9 @@ VerifyRecord record(const FileResult& r, const VerifyOptions& o) {
 }
 
 int run_verify(const VerifyOptions& o) {
-    FileList list = collect_files(o.paths);
+    const auto paths = all_paths("verify", o.paths, o.from);
+    if (!paths) return k_exit_trouble;
+    FileList list = collect_files(*paths);
     std::vector<FileResult> results(list.files.size());
     const auto printer = stdout_printer(o.json);
     std::size_t ok = 0, failed = 0, skipped = 0, unreadable = list.problems.size();
@@ -104,8 +107,8 @@ void setup_verify(CLI::App& app, int& exit_code) {
     CLI::App* cmd = app.add_subcommand("verify", "Check every rule of each file's format and "
                                                  "version: is it intact, will the engine load it?");
     cmd->add_option("PATH", o->paths,
-                    "Save files or directories (walked recursively); - reads standard input")
-        ->required();
+                    "Save files or directories (walked recursively); - reads standard input");
+    add_files_from(*cmd, o->from);
     cmd->add_flag(
         "--json", o->json,
         "One JSON object per file (JSON Lines): path, format, version, ok, checksum, findings");

@@ -17,6 +17,7 @@
 #include <exception>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -63,6 +64,47 @@ CLI::Option* add_jobs_option(CLI::App& cmd, unsigned& jobs, const std::string& h
         cmd.add_option("-j,--jobs", jobs, help),
         fmt::format("a number of threads (0 = one per core, at most {})", k_max_jobs), 0,
         k_max_jobs, {}, fmt::format("0 (one per core) to {}", k_max_jobs));
+}
+
+void add_files_from(CLI::App& cmd, FilesFrom& from) {
+    cmd.add_option("--files-from", from.list,
+                   "Also the paths named in LIST, one a line (- reads them from standard input)")
+        ->type_name("LIST");
+    cmd.add_flag("-0,--null", from.null,
+                 "The names of --files-from end with a NUL byte, not a line feed (git ls-files "
+                 "-z, find -print0)");
+}
+
+std::optional<std::vector<std::string>> all_paths(std::string_view command,
+                                                  const std::vector<std::string>& paths,
+                                                  const FilesFrom& from, std::string_view missing) {
+    if (from.null && from.list.empty()) usage_error("--null goes with --files-from LIST");
+    if (from.list == "-" && std::find(paths.begin(), paths.end(), "-") != paths.end())
+        usage_error("--files-from - reads the names from standard input, which - also names: "
+                    "give one of them");
+    std::vector<std::string> all = paths;
+    if (!from.list.empty()) {
+        auto names = read_name_list(from.list, from.null);
+        if (!names) {
+            message(show_path(from.list),
+                    "cannot read the list of --files-from: " + names.error().message);
+            return std::nullopt;
+        }
+        if (from.list == "-" && std::find(names->begin(), names->end(), "-") != names->end())
+            usage_error("--files-from -: the list names - (standard input), which holds the "
+                        "list");
+        all.insert(all.end(), names->begin(), names->end());
+    }
+    if (all.empty() && from.list.empty())
+        usage_error(
+            missing.empty()
+                ? fmt::format("missing PATH: {} takes PATH... (or --files-from LIST)", command)
+                : std::string(missing));
+    std::set<fs::path> seen;
+    std::erase_if(all, [&](const std::string& p) {
+        return !seen.insert(path_from_utf8(p).lexically_normal()).second;
+    });
+    return all;
 }
 
 const FormatInfo* forced_format() {

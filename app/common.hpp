@@ -123,6 +123,24 @@ class Progress {
 inline constexpr unsigned k_max_jobs = 1024;
 CLI::Option* add_jobs_option(CLI::App& cmd, unsigned& jobs, const std::string& help);
 
+// --files-from LIST and -0/--null of the commands that take PATH... (verify, info, migrate;
+// sparksave(1) INPUTS): more paths, read from a list file (input.hpp read_name_list).
+struct FilesFrom {
+    std::string list; // empty: not given
+    bool null = false;
+};
+void add_files_from(CLI::App& cmd, FilesFrom& from);
+// The command line's PATHs, then the list's names, each once (a name given twice is taken
+// where it first comes). Usage errors (usage.hpp), before anything is read: --null without
+// --files-from, standard input both the list and a path, and no path and no list ("missing
+// PATH: CMD takes PATH...", or `missing`'s text when given); an empty list is no files (a
+// script's `git ls-files` that found none). A list that cannot be read is trouble: said on
+// stderr, and nullopt (the command exits 2).
+std::optional<std::vector<std::string>> all_paths(std::string_view command,
+                                                  const std::vector<std::string>& paths,
+                                                  const FilesFrom& from,
+                                                  std::string_view missing = {});
+
 // Runs `work(i)` for i in [0, count) on `jobs` threads (0: one per core) and calls `done(i)`
 // on the calling thread in index order as results become ready.
 void parallel_for_ordered(std::size_t count, unsigned jobs,

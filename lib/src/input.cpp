@@ -9,6 +9,7 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace fs = std::filesystem;
@@ -117,7 +118,26 @@ InputList collect_inputs(const std::vector<std::string>& paths) {
         else
             walk_directory(named, path, list);
     }
+    std::set<fs::path> seen;
+    std::erase_if(list.files, [&](const InputList::Entry& e) {
+        return !seen.insert(path_from_utf8(e.path).lexically_normal()).second;
+    });
     return list;
+}
+
+Result<std::vector<std::string>> read_name_list(const std::string& list, bool null_separated) {
+    auto source = read_file(path_from_utf8(list), k_max_name_list);
+    if (!source) return std::move(source).error();
+    std::vector<std::string> names;
+    const std::string_view text = (*source)->view();
+    const char separator = null_separated ? '\0' : '\n';
+    for (std::size_t at = 0; at < text.size();) {
+        std::size_t end = text.find(separator, at);
+        if (end == std::string_view::npos) end = text.size();
+        if (end > at) names.emplace_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    return names;
 }
 
 std::vector<DirectoryFiles> by_directory(const InputList& list) {

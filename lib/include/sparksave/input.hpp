@@ -71,7 +71,16 @@ struct InputList {
     std::vector<std::string> stale_temps; // temporary files of interrupted sparksave writes
     std::vector<Problem> problems;        // directories that could not be read
 };
+// Each file once: a file named twice, or named and also found in a walked directory, is listed
+// where it first comes (paths compared in their lexically normal form: `a` and `./a` are one).
 InputList collect_inputs(const std::vector<std::string>& paths);
+
+// The names of a list file (`--files-from LIST`; "-": standard input, read once), one a line,
+// or with `null_separated` each ended by a NUL byte (`git ls-files -z`, `find -print0`). Names
+// are taken as given: not trimmed, not unquoted, never options; empty ones are skipped. A list
+// is at most k_max_name_list bytes. Errors: io_error (with the system's reason), too_large.
+inline constexpr std::uint64_t k_max_name_list = std::uint64_t{256} << 20;
+Result<std::vector<std::string>> read_name_list(const std::string& list, bool null_separated);
 
 // A walk's files by directory, for a listing of save directories (`info DIR`): the directories in
 // order of their path, each one's files with what their names make them (format.hpp named_file),
