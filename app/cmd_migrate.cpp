@@ -28,6 +28,7 @@ namespace {
 
 struct MigrateOptions {
     bool list = false;
+    bool json = false;
     BatchOptions batch; // what the library does with each file
     unsigned jobs = 0;
     std::vector<std::string> paths;
@@ -113,26 +114,29 @@ int run_migrate(const MigrateOptions& o) {
     BatchMigrator migrator(std::move(batch));
     const std::vector<Outcome<Destination>> destinations = migrator.destinations(list.files);
     std::vector<FileOutcome> outcomes(list.files.size());
-    std::size_t migrated = 0, up_to_date = 0, failed = 0, outdated = 0, skipped = 0, left_alone = 0,
-                out_of_scope = 0;
-    RuleTotals totals; // --dry-run --rules: each rule step's counts in all
-    const std::size_t unreadable = list.problems.size();
+    MigrateSummary summary;
+    summary.mode = o.batch.check     ? MigrateSummary::Mode::check
+                   : o.batch.dry_run ? MigrateSummary::Mode::dry_run
+                                     : MigrateSummary::Mode::migrate;
+    RuleTotals totals; // --rules: each rule step's counts in all
+    summary.unreadable = list.problems.size();
+    summary.stale_temps = list.stale_temps.size();
     int exit_code = list.problems.size() ? k_exit_trouble : k_exit_ok;
     // The report goes to standard error when the migrated file goes to standard output.
-    const auto printer = text_printer(
-        [to_stdout](std::string_view text) {
-            if (!to_stdout) {
-                // Each file's record goes out at once: a closed pipe (`migrate ... | head -1`) is
-                // noticed at the next file, so no new work starts after it
-                // (sparksave(1) EXIT STATUS).
-                out(text);
-                out_flush();
-                return;
-            }
+    Printer::Sink sink = [to_stdout](std::string_view text) {
+        if (!to_stdout) {
+            // Each file's record goes out at once: a closed pipe (`migrate ... | head -1`) is
+            // noticed at the next file, so no new work starts after it (sparksave(1) EXIT STATUS).
+            out(text);
             out_flush();
-            err(text);
-        },
-        to_stdout ? color_stderr() : color_stdout());
+            return;
+        }
+        out_flush();
+        err(text);
+    };
+    const auto printer =
+        o.json ? json_printer(std::move(sink))
+               : text_printer(std::move(sink), to_stdout ? color_stderr() : color_stdout());
     Progress progress(o.batch.check ? "checking" : "migrating", list.files.size());
     parallel_for_ordered(
         list.files.size(), o.jobs,
@@ -143,41 +147,43 @@ int run_migrate(const MigrateOptions& o) {
             progress.clear();
             switch (r.kind) {
             case Kind::skipped:
-                ++skipped;
+                ++summary.skipped;
                 break;
             case Kind::left_alone:
-                ++left_alone;
+                ++summary.left_alone;
                 break;
             case Kind::migrated:
-                ++migrated;
+                ++summary.migrated;
                 break;
             case Kind::already_migrated:
             case Kind::up_to_date:
             case Kind::copied:
-                ++up_to_date;
+                ++summary.up_to_date;
                 break;
             case Kind::needs_migration:
-                ++outdated;
+                ++summary.outdated;
                 record_status(k_exit_finding);
                 break;
             case Kind::failed:
             case Kind::unreadable:
-                ++failed;
+                ++summary.failed;
                 exit_code = std::max(exit_code, r.failure->exit_status());
                 record_status(r.failure->exit_status());
                 break;
             }
             if (std::any_of(r.rules_left_alone.begin(), r.rules_left_alone.end(),
                             [](const LeftAlone& l) { return !l.at_newest; }))
-                ++out_of_scope;
+                ++summary.out_of_scope;
             totals.add(r.rule_steps);
             if (!r.bytes.empty()) {
                 out(r.bytes);
                 out_flush();
             }
-            if (r.kind == Kind::unreadable) // like every command: stderr
+            // An unreadable file is said on stderr, as every command says it (and, with --json,
+            // has its record too).
+            if (r.kind == Kind::unreadable)
                 message(show_path(list.files[i].path), r.failure->error.message);
-            else
+            if (r.kind != Kind::unreadable || o.json)
                 print(*printer, MigrateRecord{list.files[i].path, &r, o.batch.dry_run, rule_infos});
             r = FileOutcome{};
         });
@@ -186,39 +192,11 @@ int run_migrate(const MigrateOptions& o) {
         message(synced.error().message);
         exit_code = std::max(exit_code, k_exit_trouble);
     }
-    if (o.batch.dry_run) print(*printer, totals);
-    std::string summary;
-    if (o.batch.check)
-        summary = fmt::format("{} need migration, {} up to date, {} failed", outdated, up_to_date,
-                              failed);
-    else if (o.batch.dry_run)
-        summary = fmt::format("{} would be migrated, {} up to date, {} would fail", migrated,
-                              up_to_date, failed);
-    else
-        summary =
-            fmt::format("{} migrated, {} up to date, {} failed", migrated, up_to_date, failed);
-    if (out_of_scope)
-        summary += fmt::format(", {} not in the scope of the rules (left as the rules found {})",
-                               out_of_scope, out_of_scope == 1 ? "it" : "them");
-    if (skipped) summary += fmt::format(", {} skipped (no known format)", skipped);
-    if (left_alone) {
-        // The companions' names, as the formats with a save directory give them.
-        std::string names;
-        for (const FormatInfo& f : format_table())
-            if (f.directory)
-                names += (names.empty() ? "" : "; ") + std::string(f.directory->companions);
-        summary += fmt::format(", {} engine {} left alone ({})", left_alone,
-                               left_alone == 1 ? "companion" : "companions", names);
-    }
-    if (!list.stale_temps.empty())
-        summary +=
-            fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave write)",
-                        list.stale_temps.size(), list.stale_temps.size() == 1 ? "file" : "files");
-    if (unreadable) summary += fmt::format(", {} unreadable", unreadable);
-    printer->line(summary);
+    summary.rule_steps = totals.steps;
+    print(*printer, summary);
     printer->finish();
     out_flush();
-    if (o.batch.check && outdated) exit_code = std::max(exit_code, k_exit_finding);
+    if (o.batch.check && summary.outdated) exit_code = std::max(exit_code, k_exit_finding);
     return exit_code;
 }
 
@@ -260,6 +238,9 @@ void setup_migrate(CLI::App& app, int& exit_code) {
                     "*.toml, repeatable; checked and tested before any save is read")
         ->allow_extra_args(false)
         ->type_name("FILE|DIR");
+    cmd->add_flag("--json", o->json,
+                  "One JSON object per file (JSON Lines: path, format, from, to, outcome, "
+                  "output, backup, steps, notes, error, rules), then a summary object");
     add_jobs_option(*cmd, o->jobs, "Files migrated in parallel (default: one per core)");
     cmd->add_option("PATH", o->paths, "Save files or directories (walked recursively)");
     add_files_from(*cmd, o->from);

@@ -258,18 +258,22 @@ std::unique_ptr<Printer> json_printer(Printer::Sink sink, Printer::JsonLayout la
     return std::make_unique<JsonPrinter>(std::move(sink), layout);
 }
 
+void finding_members(Printer& p, const Error& f) {
+    p.string("severity", severity_name(f.severity));
+    p.string("code", code_name(f.code));
+    p.string("message", f.message);
+    p.number("offset", f.has_offset() ? std::optional<std::uint64_t>(f.offset) : std::nullopt);
+    if (f.line != 0) { // text formats
+        p.number("line", f.line);
+        p.number("column", f.column);
+    }
+    p.string("path", f.path);
+}
+
 void print_finding(Printer& p, const Error& f, bool text) {
     {
         auto object = p.object();
-        p.string("severity", severity_name(f.severity));
-        p.string("code", code_name(f.code));
-        p.string("message", f.message);
-        p.number("offset", f.has_offset() ? std::optional<std::uint64_t>(f.offset) : std::nullopt);
-        if (f.line != 0) { // text formats
-            p.number("line", f.line);
-            p.number("column", f.column);
-        }
-        p.string("path", f.path);
+        finding_members(p, f);
     }
     if (text) p.line([&](std::string& out) { out += describe_finding(f, p.color()); });
 }

@@ -121,5 +121,7 @@ std::unique_ptr<Printer> json_printer(Printer::Sink sink,
 // text line (describe_finding) unless `text` is false (verify --quiet hides it; JSON shows every
 // one).
 void print_finding(Printer& p, const Error& finding, bool text = true);
+// The JSON members of one finding (print_finding's object), in the object open.
+void finding_members(Printer& p, const Error& finding);
 
 } // namespace sparksave::app

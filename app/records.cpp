@@ -58,6 +58,18 @@ void put(Printer& p, std::string_view key, const Member& value) {
             if (f.list)
                 for (const auto& finding : f.list->items()) print_finding(p, finding, false);
         }
+        void operator()(Strings v) const {
+            auto array = p.array(key);
+            for (const std::string& text : v.list) p.bytes(text);
+        }
+        void operator()(NoteList v) const {
+            auto array = p.array(key);
+            for (const MigrationNote& note : *v.notes) p.bytes(note.describe());
+        }
+        void operator()(ErrorValue v) const {
+            auto object = p.object(key);
+            finding_members(p, *v.error);
+        }
     };
     std::visit(Put{p, key}, value);
 }
@@ -512,10 +524,69 @@ std::string touched(const StepCount& c) {
 
 // A label padded to one width, the path, what happened; the plan's steps (--dry-run) and the
 // notes under it.
+std::string_view MigrateRecord::outcome_name() const noexcept {
+    using Kind = FileOutcome::Kind;
+    switch (outcome->kind) {
+    case Kind::migrated:
+        return dry_run ? "would-migrate" : "migrated";
+    case Kind::already_migrated:
+        return "already-migrated";
+    case Kind::up_to_date:
+        return "up-to-date";
+    case Kind::copied:
+        return "copied";
+    case Kind::needs_migration:
+        return "needs-migration";
+    case Kind::skipped:
+        return "skipped";
+    case Kind::left_alone:
+        return "left-alone";
+    case Kind::unreadable:
+        return "unreadable";
+    case Kind::failed:
+        break;
+    }
+    return "failed";
+}
+
+namespace {
+
+// Rule steps' counts, a JSON array of objects.
+void step_array(Printer& p, std::string_view key, std::span<const StepCount> steps) {
+    auto array = p.array(key);
+    for (const StepCount& c : steps) {
+        auto item = p.object();
+        p.string("rule", c.rule);
+        p.number("step", std::uint64_t{c.step});
+        p.string("op", c.op);
+        p.number("entities", c.entities);
+        p.number("components", c.components);
+        p.number("properties", c.properties);
+        p.number("custom", c.custom);
+    }
+}
+
+} // namespace
+
 void print(Printer& p, const MigrateRecord& r) {
     using Kind = FileOutcome::Kind;
     const FileOutcome& o = *r.outcome;
     auto record = p.record();
+    put_members(p, r);
+    if (o.ruled) {
+        auto rules = p.object("rules");
+        put(p, "ran", Strings{o.rules_run});
+        {
+            auto left = p.array("leftAlone");
+            for (const LeftAlone& l : o.rules_left_alone) {
+                auto item = p.object();
+                p.string("key", l.key);
+                p.string("reason", l.reason);
+                p.boolean("atNewest", l.at_newest);
+            }
+        }
+        step_array(p, "steps", o.rule_steps);
+    }
     auto label = [&](Style style, std::string_view text) {
         return paint(style, fmt::format("{:<13}", text), p.color()) + " " + show_path(r.path) +
                ": ";
@@ -597,11 +668,56 @@ void RuleTotals::add(std::span<const StepCount> more) {
     }
 }
 
-void print(Printer& p, const RuleTotals& totals) {
-    if (totals.steps.empty()) return;
-    p.line("rule steps, in all:");
-    auto indent = p.indent(2);
-    for (const StepCount& c : totals.steps) p.line(step_name(c) + ": " + touched(c));
+void print(Printer& p, const MigrateSummary& s) {
+    using Mode = MigrateSummary::Mode;
+    if (!s.rule_steps.empty() && s.mode == Mode::dry_run) {
+        p.line("rule steps, in all:");
+        auto indent = p.indent(2);
+        for (const StepCount& c : s.rule_steps) p.line(step_name(c) + ": " + touched(c));
+    }
+    auto record = p.record();
+    p.string("record", "summary");
+    p.string("mode", s.mode == Mode::migrate   ? "migrate"
+                     : s.mode == Mode::dry_run ? "dry-run"
+                                               : "check");
+    p.number("migrated", s.migrated);
+    p.number("upToDate", s.up_to_date);
+    p.number("needMigration", s.outdated);
+    p.number("failed", s.failed);
+    p.number("outOfScope", s.out_of_scope);
+    p.number("skipped", s.skipped);
+    p.number("leftAlone", s.left_alone);
+    p.number("staleTemporaries", s.stale_temps);
+    p.number("unreadable", s.unreadable);
+    step_array(p, "ruleSteps", s.rule_steps);
+    std::string line;
+    if (s.mode == Mode::check)
+        line = fmt::format("{} need migration, {} up to date, {} failed", s.outdated, s.up_to_date,
+                           s.failed);
+    else if (s.mode == Mode::dry_run)
+        line = fmt::format("{} would be migrated, {} up to date, {} would fail", s.migrated,
+                           s.up_to_date, s.failed);
+    else
+        line = fmt::format("{} migrated, {} up to date, {} failed", s.migrated, s.up_to_date,
+                           s.failed);
+    if (s.out_of_scope)
+        line += fmt::format(", {} not in the scope of the rules (left as the rules found {})",
+                            s.out_of_scope, s.out_of_scope == 1 ? "it" : "them");
+    if (s.skipped) line += fmt::format(", {} skipped (no known format)", s.skipped);
+    if (s.left_alone) {
+        // The companions' names, as the formats with a save directory give them.
+        std::string names;
+        for (const FormatInfo& f : format_table())
+            if (f.directory)
+                names += (names.empty() ? "" : "; ") + std::string(f.directory->companions);
+        line += fmt::format(", {} engine {} left alone ({})", s.left_alone,
+                            s.left_alone == 1 ? "companion" : "companions", names);
+    }
+    if (s.stale_temps)
+        line += fmt::format(", {} skipped (stale temporary {} of an interrupted sparksave write)",
+                            s.stale_temps, s.stale_temps == 1 ? "file" : "files");
+    if (s.unreadable) line += fmt::format(", {} unreadable", s.unreadable);
+    p.line(line);
 }
 
 void print(Printer& p, const VersionRecord& r) {

@@ -64,8 +64,20 @@ struct FindingList {
     const Error* first = nullptr;
     const Findings* list = nullptr;
 };
+// Strings, an array of strings (or base64 where not UTF-8).
+struct Strings {
+    std::span<const std::string> list;
+};
+// A migration's notes, an array of their texts (MigrationNote::describe).
+struct NoteList {
+    const Notes* notes;
+};
+// One finding as an object (print_finding's members).
+struct ErrorValue {
+    const Error* error;
+};
 using Member = std::variant<Null, bool, std::uint64_t, Utf8, Bytes, Hex32, Fields, Counted,
-                            NodeValue, ChildNames, FindingList>;
+                            NodeValue, ChildNames, FindingList, Strings, NoteList, ErrorValue>;
 
 std::string hex32(std::uint32_t value); // "0x89abcdef", text and JSON alike
 
@@ -205,24 +217,58 @@ void print(Printer& p, const ChangeRecord& r);
 // diff --stat: the counts, in all and by group.
 void print(Printer& p, const DiffStat& stat, std::size_t differences);
 
-// migrate: one file's outcome (sparksave-migrate(1) OUTPUT), text only. With --rules, the
-// chains that ran (from `rules`, the set), the chains that left the file out of their scope, and
-// with --dry-run what each rule step touched.
+// migrate: one file's outcome (sparksave-migrate(1) OUTPUT; --json: a "file" record). With
+// --rules, the chains that ran (from `rules`, the set), the chains that left the file out of
+// their scope, and with --dry-run (text; JSON always) what each rule step touched. Text shows no
+// line for a file skipped or left alone in a walk (they are counted); JSON has a record for each.
 struct MigrateRecord {
     std::string_view path;
     const FileOutcome* outcome;
     bool dry_run = false;
     std::span<const RuleInfo> rules = {};
+    // "migrated", "would-migrate", "already-migrated", "up-to-date", "copied", "needs-migration",
+    // "skipped", "left-alone", "unreadable", "failed".
+    std::string_view outcome_name() const noexcept;
+    template <class F> void members(F&& m) const {
+        const FileOutcome& o = *outcome;
+        m("record", Utf8{"file"});
+        m("path", Bytes{path});
+        m("format", o.format.empty() ? Member(Null{}) : Member(Utf8{o.format}));
+        m("from", o.from ? Member(std::uint64_t{o.from}) : Member(Null{}));
+        m("to", o.to ? Member(std::uint64_t{o.to}) : Member(Null{}));
+        m("outcome", Utf8{outcome_name()});
+        m("output", o.destination.empty() ? Member(Null{}) : Member(Bytes{o.destination}));
+        m("backup", o.backup.empty() ? Member(Null{}) : Member(Bytes{o.backup}));
+        m("steps", Strings{o.steps});
+        m("notes", NoteList{&o.notes});
+        const bool counted = o.kind == FileOutcome::Kind::skipped ||
+                             o.kind == FileOutcome::Kind::left_alone; // found in a walk
+        m("error", o.failure && !counted ? Member(ErrorValue{&o.failure->error}) : Member(Null{}));
+        if (counted)
+            m("reason", Utf8{o.kind == FileOutcome::Kind::skipped
+                                 ? "not a save of any known format"
+                                 : "an engine companion of a slot (.bak, .tmp): never migrated"});
+    }
 };
 void print(Printer& p, const MigrateRecord& r);
 
-// migrate --rules --dry-run: each rule step's counts summed over the files, in the order the
-// steps were first met.
+// migrate: the run's counts, the last line (text) or record ("summary", JSON), and with
+// --rules --dry-run each rule step's counts in all (`rule_steps`).
+struct MigrateSummary {
+    enum class Mode : std::uint8_t { migrate, dry_run, check };
+    Mode mode = Mode::migrate;
+    std::uint64_t migrated = 0, up_to_date = 0, outdated = 0, failed = 0, out_of_scope = 0,
+                  skipped = 0, left_alone = 0, stale_temps = 0, unreadable = 0;
+    std::span<const StepCount> rule_steps;
+};
+void print(Printer& p, const MigrateSummary& s);
+
+// migrate --rules: each rule step's counts summed over the files, in the order the steps were
+// first met (MigrateSummary::rule_steps).
 struct RuleTotals {
     std::vector<StepCount> steps;
     void add(std::span<const StepCount> more);
 };
-void print(Printer& p, const RuleTotals& totals);
 
 // migrate --list --rules: the rule set's chains (a module key's rules, in version order) and its
 // rules without a module, and how many [[test]]s passed.

@@ -74,22 +74,40 @@ class BatchMigrator::Impl {
             } running{running_};
             const bool others = ++running_ > 1;
             try {
-                return run_file(entry, destination);
+                return run_known(entry, destination);
             } catch (const std::bad_alloc&) {
                 if (!others && running_.load() == 1) return trouble("out of memory");
             }
         }
         std::unique_lock alone(alone_);
         try {
-            return run_file(entry, destination);
+            return run_known(entry, destination);
         } catch (const std::bad_alloc&) {
             return trouble("out of memory");
         }
     }
 
   private:
-    FileOutcome run_file(const InputList::Entry& entry,
-                         const Outcome<Destination>& destination) const {
+    // What run_file knew of a file when it failed: a failure is told with the format and the
+    // versions (sparksave-migrate(1) --json).
+    struct Known {
+        std::string_view format;
+        std::uint32_t from = 0, to = 0;
+    };
+    FileOutcome run_known(const InputList::Entry& entry,
+                          const Outcome<Destination>& destination) const {
+        Known known;
+        FileOutcome r = run_file(entry, destination, known);
+        if (r.failure && r.format.empty() && !known.format.empty()) {
+            r.format = known.format;
+            r.from = known.from;
+            r.to = known.to;
+        }
+        return r;
+    }
+
+    FileOutcome run_file(const InputList::Entry& entry, const Outcome<Destination>& destination,
+                         Known& known) const {
         const bool walked = entry.from_directory;
         if (entry.role != InputList::Role::save) {
             // formats/README.md §1.7: the engine's own companions are what they are, never saves to
@@ -120,6 +138,7 @@ class BatchMigrator::Impl {
         FileOutcome o;
         o.format = format.name;
         o.to = o_.to.value_or(format.current_version);
+        known = {format.name, 0, o.to};
         if (o.to > format.current_version)
             return finding(fmt::format("{} has no version {} (the newest is {})", format.name, o.to,
                                        format.current_version));
@@ -143,6 +162,7 @@ class BatchMigrator::Impl {
 
         Parsed parsed = format.read(in.source, ReadOptions{false});
         o.from = parsed.doc.version();
+        known.from = o.from;
         if (auto changed = changed_while_read(in)) return trouble(changed->message);
         // An error blocks the file unless a step of its plan repairs it (MigrationStep::repairs);
         // --strict refuses those too.
@@ -172,9 +192,19 @@ class BatchMigrator::Impl {
             o.bytes = std::move(migrated->bytes);
             return o;
         }
-        auto written = Output::write(output_options(in, dest, o.from), migrated->bytes);
+        return write_migrated(in, dest, std::move(o), migrated->bytes);
+    }
+
+    // The write of a migrated file's bytes (o.kind migrated), and what it came to.
+    FileOutcome write_migrated(const Input& in, const Destination& dest, FileOutcome o,
+                               std::string_view bytes) const {
+        const OutputOptions options = output_options(in, dest, o.from);
+        auto written = Output::write(options, bytes);
         if (!written) return failed(std::move(written).failure());
-        if (*written == Committed::identical) o.kind = Kind::already_migrated;
+        if (*written == Committed::identical)
+            o.kind = Kind::already_migrated;
+        else if (options.backup)
+            o.backup = path_to_utf8(options.backup->path);
         return o;
     }
 
@@ -219,10 +249,7 @@ class BatchMigrator::Impl {
             o.bytes = std::move(a.bytes);
             return o;
         }
-        auto written = Output::write(output_options(in, dest, o.from), a.bytes);
-        if (!written) return failed(std::move(written).failure());
-        if (*written == Committed::identical) o.kind = Kind::already_migrated;
-        return o;
+        return write_migrated(in, dest, std::move(o), a.bytes);
     }
 
     // Up to date: in place there is nothing to do (the file is not rewritten: bytes and mtime
@@ -307,7 +334,8 @@ class BatchMigrator::Impl {
         if (migrated->findings.first_error()) return std::nullopt;
         steps = migrated->steps;
         // Its name holds the old version, known now: the backup is made just before the rename.
-        if (auto backup = output_options(in, dest, o.from, true).backup) out->keep_backup(*backup);
+        std::optional<Backup> backup = output_options(in, dest, o.from, true).backup;
+        if (backup) out->keep_backup(*backup);
         loaded.reset(); // unmap the input before the output is mapped to be checked
         auto committed = out->commit();
         if (!committed) {
@@ -319,6 +347,7 @@ class BatchMigrator::Impl {
         for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
         o.notes = std::move(migrated->notes);
         o.kind = *committed == Committed::written ? Kind::migrated : Kind::already_migrated;
+        if (backup && o.kind == Kind::migrated) o.backup = path_to_utf8(backup->path);
         return std::move(o);
     }
 

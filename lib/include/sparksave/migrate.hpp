@@ -205,6 +205,7 @@ struct FileOutcome {
     std::string format;
     std::uint32_t from = 0, to = 0;
     std::string destination;
+    std::string backup; // migrated in place with --backup: the original's copy, FILE.v<old>.bak
     std::vector<std::string> steps;
     Notes notes;
     std::string bytes; // output "-": the file, checked, for the caller to print in order
@@ -225,8 +226,8 @@ class BatchMigrator {
 
     // Where each file's output goes (Destination::Mode::none: nothing is written), decided before
     // any is written:
-    // a second input that maps to the output of another (two arguments holding the same
-    // relative path, one file named twice) gets an error instead of racing for one name.
+    // a second input that maps to the output of another (two directory arguments holding the
+    // same relative path) gets an error instead of racing for one name.
     std::vector<Outcome<Destination>> destinations(std::span<const InputList::Entry> files) const;
     // One file; thread-safe (files are migrated in parallel).
     FileOutcome migrate_file(const InputList::Entry& file,
