@@ -219,13 +219,15 @@ void setup_migrate(CLI::App& app, int& exit_code) {
     cmd->add_flag("--backup", o->batch.backup,
                   "With --in-place: keep the original as FILE.v<old>.bak (never overwrites one)");
     cmd->add_option(
-        "-o,--output", o->batch.output,
-        "Write the one input to FILE (an existing different FILE is never overwritten; - "
-        "writes to standard output, the report to standard error)");
+           "-o,--output", o->batch.output,
+           "Write the one input to FILE (an existing different FILE is never overwritten; - "
+           "writes to standard output, the report to standard error)")
+        ->type_name("FILE");
     cmd->add_option(
-        "--output-dir", o->batch.output_dir,
-        "Write every input under DIR at its path relative to the argument it was found under; "
-        "up-to-date files are copied so DIR is complete");
+           "--output-dir", o->batch.output_dir,
+           "Write every input under DIR at its path relative to the argument it was found under; "
+           "up-to-date files are copied so DIR is complete")
+        ->type_name("DIR");
     cmd->add_flag("--dry-run", o->batch.dry_run,
                   "Print each file's plan (the steps that would run) and write nothing");
     cmd->add_flag("--check", o->batch.check,

@@ -179,9 +179,10 @@ void setup_pack(CLI::App& app, int& exit_code) {
         "pack", "Build a save from the JSON of `dump --json` (the inverse of dump --json)");
     cmd->add_option("JSON", o->json, "The JSON file; - reads standard input")->required();
     cmd->add_option(
-        "-o,--output", o->output,
-        "Write the save to FILE atomically; - or no -o: standard output, unless it is a "
-        "terminal (a FIFO or device FILE is refused)");
+           "-o,--output", o->output,
+           "Write the save to FILE atomically; - or no -o: standard output, unless it is a "
+           "terminal (a FIFO or device FILE is refused)")
+        ->type_name("FILE");
     cmd->footer(
         "An unedited dump packs back to the identical file. An edited one that breaks a rule of "
         "its\n"

@@ -13,5 +13,7 @@ void setup_verify(CLI::App& app, int& exit_code);
 void setup_migrate(CLI::App& app, int& exit_code);
 void setup_pack(CLI::App& app, int& exit_code);
 void setup_diff(CLI::App& app, int& exit_code);
+// Last: it describes the commands set up before it.
+void setup_completion(CLI::App& app, int& exit_code);
 
 } // namespace sparksave::app
