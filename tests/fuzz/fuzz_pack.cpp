@@ -213,14 +213,14 @@ class Compare {
                 return;
             }
         }
-        // A GMSV entity's GUID: its hex digits are case-insensitive on input (RFC 4122 §3), as
-        // pack reads them; the dump writes them in lower case.
-        if (format_ == "gmsv" && member == "id" && a.kind == Kind::string &&
+        // Hex digits pack reads in either case, which the dump writes in lower case: a GMSV
+        // entity's GUID (RFC 4122 §3) and a byte string given as "hex".
+        if (((format_ == "gmsv" && member == "id") || member == "hex") && a.kind == Kind::string &&
             b.kind == Kind::string) {
             std::string x = in_.decoded(a);
             for (char& c : x)
                 if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
-            if (x != out_.decoded(b)) differ(path, "another GUID");
+            if (x != out_.decoded(b)) differ(path, "other hex digits");
             return;
         }
         if (auto x = bytes(in_, a)) {
