@@ -1,0 +1,481 @@
+// Content rules on the GMSV and text archive formats (sparksave/content_rules.hpp, issue 23
+// "Formats"): each op on each, GMSV's binary components and its lack of custom state, the text
+// archive's classes, `__PGSA` types and `path`, typed values, load-time errors with line:column,
+// idempotence, and what no step names kept byte for byte.
+#include "sparksave/content_rules.hpp"
+
+#include <doctest/doctest.h>
+
+#include "support.hpp"
+
+#include "sparksave/format.hpp"
+#include "sparksave/node_path.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+using namespace sparksave;
+
+namespace {
+
+std::span<const std::byte> bytes_of(const std::string& s) {
+    return {reinterpret_cast<const std::byte*>(s.data()), s.size()};
+}
+
+// A rule set of one rule text for `format` (the header, then `body`), or the test fails.
+RuleSet rule(const std::string& format, const std::string& body) {
+    const RuleText file{
+        "r.toml", "id = \"r\"\nsummary = \"s\"\nformat = \"" + format + "\"\n" + body, {}};
+    auto set = RuleSet::parse({&file, 1});
+    REQUIRE_MESSAGE(set.has_value(), set.error_or(Error{}).describe());
+    return std::move(*set);
+}
+
+// The load error of such a rule text (bad_usage, FILE:LINE:COLUMN first).
+std::string rule_error(const std::string& format, const std::string& body) {
+    const RuleText file{
+        "r.toml", "id = \"r\"\nsummary = \"s\"\nformat = \"" + format + "\"\n" + body, {}};
+    auto set = RuleSet::parse({&file, 1});
+    REQUIRE_FALSE(set.has_value());
+    CHECK(set.error().code == ErrorCode::bad_usage);
+    return set.error().message;
+}
+
+RulesApplied applied(const RuleSet& set, const std::string& save) {
+    auto r = set.apply(bytes_of(save));
+    REQUIRE_MESSAGE(r.has_value(), r.error_or(Error{}).describe());
+    return std::move(*r);
+}
+
+Error apply_error(const RuleSet& set, const std::string& save) {
+    auto r = set.apply(bytes_of(save));
+    REQUIRE_FALSE(r.has_value());
+    return r.error();
+}
+
+// Applies the set twice: the first result changed, the second (on the first's bytes) not.
+std::string twice(const RuleSet& set, const std::string& save) {
+    const RulesApplied first = applied(set, save);
+    CHECK(first.changed);
+    const RulesApplied second = applied(set, first.bytes);
+    CHECK_FALSE(second.changed);
+    CHECK(second.bytes == first.bytes);
+    return first.bytes;
+}
+
+// --- GMSV --------------------------------------------------------------------------------------
+
+// A v3 GMSV save packed from the `entities` of its JSON dump.
+std::string gmsv_save(const std::string& entities) {
+    auto packed = format_json(FormatId::gmsv)
+                      .from_json(R"({"format": "gmsv", "version": 3, "timestamp": {"binary": )"
+                                 R"("5250041986427387904"}, "entities": [)" +
+                                 entities + "]}");
+    REQUIRE_MESSAGE(packed.has_value(), packed.error_or(Error{}).describe());
+    return std::move(packed->bytes);
+}
+
+const std::string k_guid0 = R"("id": "00112233-4455-6677-8899-aabbccddeeff")";
+const std::string k_guid1 = R"("id": "0f8fad5b-d9cb-469f-a165-70867728950e")";
+
+// The two-entity save most GMSV cases start from: JSON data written as a game would, spaces
+// included, and a binary Position on the second entity.
+std::string gmsv_world() {
+    return gmsv_save(
+        "{" + k_guid0 +
+        R"(, "components": [)"
+        R"({"type": 1, "name": "Position", "json": { "X": 42.5, "Y": 1E3 }},)"
+        R"({"type": 2, "name": "Health", "json": {"Current": 75, "Max":100, "Tag": "Caf\u00e9"}})"
+        "]}, {" +
+        k_guid1 +
+        R"(, "components": [)"
+        R"({"type": 1, "name": "Position", "hex": "00002a4200008ac1"},)"
+        R"({"type": 2, "name": "Health", "json": {"Current":0.1,"Max":1}}]})");
+}
+
+Parsed read_as(std::string_view format, const std::string& bytes) {
+    Parsed p = format_by_name(format)->read(std::make_shared<const Source>(bytes), {});
+    REQUIRE_MESSAGE(p.findings.first_error() == nullptr, p.findings.first_error()->describe());
+    return p;
+}
+
+// The data of a GMSV component (a node path), as the file holds it.
+std::string data_at(const std::string& save, const char* path) {
+    const Parsed p = read_as("gmsv", save);
+    return std::string(p.doc.value(test::at(p.doc, path)));
+}
+
+TEST_CASE("content rules, gmsv: property ops re-encode the data; untouched members keep their "
+          "text") {
+    const std::string save = gmsv_world();
+    SUBCASE("retype int -> float, and a member no step names") {
+        const std::string out =
+            twice(rule("gmsv", "[[step]]\nop = \"retype\"\ncomponent = "
+                               "\"Health\"\nproperty = \"Max\"\nto = \"float\"\n"),
+                  save);
+        CHECK(data_at(out, "entities[0].Health") ==
+              R"({"Current":75,"Max":100.0,"Tag":"Caf\u00e9"})");
+        CHECK(data_at(out, "entities[1].Health") == R"({"Current":0.1,"Max":1.0})");
+        CHECK(data_at(out, "entities[0].Position") == R"({ "X": 42.5, "Y": 1E3 })");
+    }
+    SUBCASE("retype float -> int only when exact") {
+        const RuleSet set = rule("gmsv", "[[step]]\nop = \"retype\"\ncomponent = \"Health\"\n"
+                                         "property = \"Current\"\nto = \"int\"\n");
+        const Error e = apply_error(set, save);
+        CHECK(e.path == "entities[1].Health.Current");
+        CHECK(e.message == "rule r step 1 (retype): expected a value that converts to an int, "
+                           "found \"0.1\"");
+    }
+    SUBCASE("rename-property keeps the place; set-default adds a typed value last") {
+        const std::string out =
+            twice(rule("gmsv", "[[step]]\nop = \"rename-property\"\ncomponent = \"Health\"\n"
+                               "from = \"Current\"\nto = \"Hp\"\n"
+                               "[[step]]\nop = \"set-default\"\ncomponent = \"Health\"\n"
+                               "property = \"Regen\"\nvalue = \"0.5\"\ntype = \"float\"\n"
+                               "[[step]]\nop = \"set-default\"\ncomponent = \"Health\"\n"
+                               "property = \"Name\"\nvalue = \"a \\\"b\\\"\"\n"),
+                  save);
+        CHECK(data_at(out, "entities[0].Health") ==
+              R"({"Hp":75,"Max":100,"Tag":"Caf\u00e9","Regen":0.5,"Name":"a \"b\""})");
+        CHECK(data_at(out, "entities[1].Health") ==
+              R"({"Hp":0.1,"Max":1,"Regen":0.5,"Name":"a \"b\""})");
+        CHECK(data_at(out, "entities[0].Position") == R"({ "X": 42.5, "Y": 1E3 })");
+    }
+    SUBCASE("set-value keeps a number a number; with a type it sets that type") {
+        const std::string out =
+            twice(rule("gmsv", "[[step]]\nop = \"set-value\"\ncomponent = \"Health\"\n"
+                               "property = \"Max\"\nvalue = \"250\"\n"
+                               "[[step]]\nop = \"set-value\"\ncomponent = \"Health\"\n"
+                               "property = \"Tag\"\nvalue = \"true\"\ntype = \"bool\"\n"
+                               "[[step]]\nop = \"set-value\"\ncomponent = \"Health\"\n"
+                               "property = \"Current\"\nvalue = \"2\"\n"),
+                  save);
+        CHECK(data_at(out, "entities[0].Health") == R"({"Current":2,"Max":250,"Tag":true})");
+        CHECK(data_at(out, "entities[1].Health") == R"({"Current":2.0,"Max":250,"Tag":true})");
+        const Error e = apply_error(rule("gmsv", "[[step]]\nop = \"set-value\"\ncomponent = "
+                                                 "\"Health\"\nproperty = \"Max\"\nvalue = \"x\"\n"),
+                                    save);
+        CHECK(e.path == "entities[0].Health.Max");
+        CHECK(e.message == "rule r step 1 (set-value): expected a value that converts to an int "
+                           "(the property's type), found \"x\"");
+    }
+    SUBCASE("map-values, drop-property") {
+        const std::string out =
+            twice(rule("gmsv", "[[step]]\nop = \"map-values\"\ncomponent = \"Health\"\n"
+                               "property = \"Tag\"\nmap = { \"Café\" = \"cafe\" }\n"
+                               "[[step]]\nop = \"drop-property\"\ncomponent = \"Health\"\n"
+                               "property = \"Current\"\nreason = \"derived\"\n"),
+                  save);
+        CHECK(data_at(out, "entities[0].Health") == R"({"Max":100,"Tag":"cafe"})");
+        CHECK(data_at(out, "entities[1].Health") == R"({"Max":1})");
+    }
+    SUBCASE("move-property between JSON components of one entity") {
+        const std::string one = gmsv_save(
+            "{" + k_guid0 +
+            R"(, "components": [{"type": 1, "name": "Position", "json": {"X":1,"Y":2,"Z": 3 }},)"
+            R"({"type": 9, "name": "type9", "json": {"A":"x"}}]})");
+        const std::string out =
+            twice(rule("gmsv", "[[step]]\nop = \"move-property\"\nproperty = \"Z\"\n"
+                               "from = \"Position\"\nto = \"type9\"\n"),
+                  one);
+        CHECK(data_at(out, "entities[0].Position") == R"({"X":1,"Y":2})");
+        CHECK(data_at(out, "entities[0].type9") == R"({"A":"x","Z":3})");
+    }
+}
+
+TEST_CASE("content rules, gmsv: nested members and escaped keys are kept verbatim") {
+    const std::string save =
+        gmsv_save("{" + k_guid0 +
+                  R"(, "components": [{"type": 3, "name": "Inventory", "json": )"
+                  R"({"\u0049tems" : [1, 2,3], "Bag": { "Slots": [ ] }, "Count": 3}}]})");
+    const std::string out = twice(rule("gmsv", "[[step]]\nop = \"set-value\"\ncomponent = "
+                                               "\"Inventory\"\nproperty = \"Count\"\n"
+                                               "value = \"4\"\n"),
+                                  save);
+    CHECK(data_at(out, "entities[0].Inventory") ==
+          R"({"\u0049tems":[1, 2,3],"Bag":{ "Slots": [ ] },"Count":4})");
+    // A rename onto a nested member's name is a conflict, not a second key.
+    const Error e = apply_error(rule("gmsv", "[[step]]\nop = \"rename-property\"\ncomponent = "
+                                             "\"Inventory\"\nfrom = \"Count\"\nto = \"Bag\"\n"),
+                                save);
+    CHECK(e.path == "entities[0].Inventory.Bag");
+}
+
+TEST_CASE("content rules, gmsv: component ops work on both forms, property ops refuse binary") {
+    const std::string save = gmsv_world();
+    SUBCASE("rename-component changes the type id; the data stays byte for byte") {
+        const std::string out =
+            twice(rule("gmsv", "[[step]]\nop = \"rename-component\"\nfrom = \"Position\"\n"
+                               "to = \"type12\"\n"),
+                  save);
+        const Parsed p = read_as("gmsv", out);
+        CHECK(p.doc.value(test::at(p.doc, "entities[0].type12")) == R"({ "X": 42.5, "Y": 1E3 })");
+        CHECK(p.doc.node(test::at(p.doc, "entities[1].type12")).kind == NodeKind::bytes);
+        CHECK(out.size() == save.size());
+    }
+    SUBCASE("drop-component") {
+        const RulesApplied r =
+            applied(rule("gmsv", "[[step]]\nop = \"drop-component\"\ncomponent = \"Position\"\n"
+                                 "reason = \"moved to the scene\"\n"),
+                    save);
+        REQUIRE(r.steps.size() == 1);
+        CHECK(r.steps[0].entities == 2);
+        CHECK(r.steps[0].components == 2);
+        const Parsed p = read_as("gmsv", r.bytes);
+        CHECK(p.doc.child_count(test::at(p.doc, "entities[1]")) == 1);
+    }
+    SUBCASE("a property op on a binary component is an error with its path") {
+        const Error e = apply_error(rule("gmsv", "[[step]]\nop = \"drop-property\"\ncomponent = "
+                                                 "\"Position\"\nproperty = \"X\"\n"
+                                                 "reason = \"r\"\n"),
+                                    save);
+        CHECK(e.code == ErrorCode::bad_value);
+        CHECK(e.path == "entities[1].Position");
+        CHECK(e.message == "rule r step 1 (drop-property): \"Position\" is binary-encoded: its "
+                           "properties cannot be edited");
+        const Error m = apply_error(rule("gmsv", "[[step]]\nop = \"move-property\"\nproperty = "
+                                                 "\"Max\"\nfrom = \"Health\"\nto = \"Position\"\n"),
+                                    save);
+        CHECK(m.path == "entities[1].Position");
+    }
+}
+
+TEST_CASE("content rules, gmsv: a rule that changes nothing gives the save back as it is") {
+    const std::string save = gmsv_world();
+    const RulesApplied r =
+        applied(rule("gmsv", "[[step]]\nop = \"rename-property\"\ncomponent = \"Health\"\n"
+                             "from = \"Absent\"\nto = \"B\"\n"
+                             "[[step]]\nop = \"set-default\"\ncomponent = \"Stamina\"\n"
+                             "property = \"P\"\nvalue = \"1\"\n"),
+                save);
+    CHECK_FALSE(r.changed);
+    CHECK(r.bytes == save);
+}
+
+TEST_CASE("content rules, gmsv: what a rule file cannot say, at load, with line:column") {
+    CHECK(rule_error("gmsv", "module = { key = \"k\", from = 1, to = 2 }\n") ==
+          "r.toml:4:10: the rule: GMSV saves have no custom state to hold a module's version: "
+          "leave \"module\" out");
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"set-custom\"\nkey = \"k\"\nvalue = \"v\"\n") ==
+          "r.toml:5:6: step 1: set-custom: GMSV saves have no custom state");
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"drop-custom\"\nkey = \"k\"\nreason = \"r\"\n") ==
+          "r.toml:5:6: step 1: drop-custom: GMSV saves have no custom state");
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"rename-component\"\nfrom = \"Health\"\n"
+                             "to = \"HealthComponent\"\n") ==
+          "r.toml:7:6: step 1: rename-component: cannot rename to \"HealthComponent\": GMSV "
+          "writes a component's type id, so its name must be Position, Health, Inventory, "
+          "StableId or type<N> for an unregistered id N");
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"rename-component\"\nfrom = \"Health\"\n"
+                             "to = \"type2\"\n")
+              .starts_with("r.toml:7:6: step 1: rename-component: cannot rename to \"type2\""));
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"set-value\"\ncomponent = \"Health\"\n"
+                             "property = \"Max\"\nvalue = \"x\"\ntype = \"int\"\n") ==
+          "r.toml:8:9: step 1: set-value: expected \"value\" to convert to an int, found \"x\"");
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"set-value\"\ncomponent = \"Health\"\n"
+                             "property = \"Max\"\nvalue = \"1\"\ntype = \"double\"\n") ==
+          "r.toml:9:8: step 1: set-value: expected \"type\" to be string, int, float or bool, "
+          "found \"double\"");
+    CHECK(rule_error("gmsv", "[[step]]\nop = \"drop-component\"\ncomponent = \"Health\"\n"
+                             "reason = \"r\"\npath = \"entities[0]\"\n") ==
+          "r.toml:8:8: step 1: drop-component: GMSV saves have no \"path\" (it scopes a step of a "
+          "text_archive rule)");
+}
+
+// --- Text archive ------------------------------------------------------------------------------
+
+const std::string k_archive = "1.0.0\n"
+                              "profile.version: __PGSA int {1}\n"
+                              "player: Player {\n"
+                              "\tname: __PGSA string {bob},\n"
+                              "\tstats: Stats {\n"
+                              "\t\thp: __PGSA int {100},\n"
+                              "\t\tlegacy: __PGSA bool {true}\n"
+                              "\t},\n"
+                              "\tbag: Inventory {\n"
+                              "\t\tgold: __PGSA size_t {5}\n"
+                              "\t},\n"
+                              "\tteam: __PGSA string {red}\n"
+                              "}\n"
+                              "world: World {\n"
+                              "\tboss: Stats {\n"
+                              "\t\thp: __PGSA int {900}\n"
+                              "\t}\n"
+                              "}\n";
+
+// The archive with each `from` replaced by its `to`, in order (each must be there).
+std::string edited(std::initializer_list<std::pair<std::string, std::string>> edits) {
+    std::string out = k_archive;
+    for (const auto& [from, to] : edits) {
+        const std::size_t at = out.find(from);
+        REQUIRE_MESSAGE(at != std::string::npos, from);
+        out.replace(at, from.size(), to);
+    }
+    return out;
+}
+
+const std::string k_module = "module = { key = \"profile.version\", from = 1, to = 2 }\n";
+
+TEST_CASE("content rules, text_archive: the module key is a top-level attribute, kept int") {
+    const std::string out = twice(rule("text_archive", k_module), k_archive);
+    CHECK(out == edited({{"int {1}", "int {2}"}}));
+    const RulesApplied again = applied(rule("text_archive", k_module), out);
+    REQUIRE(again.left_alone.size() == 1);
+    CHECK(again.left_alone[0].at_newest);
+}
+
+TEST_CASE("content rules, text_archive: retype changes the __PGSA type and the text as the "
+          "engine writes it") {
+    const std::string out =
+        twice(rule("text_archive", k_module + "[[step]]\nop = \"retype\"\n"
+                                              "component = \"Stats\"\nproperty = "
+                                              "\"hp\"\nto = \"float\"\n"),
+              k_archive);
+    CHECK(out == edited({{"int {1}", "int {2}"},
+                         {"hp: __PGSA int {100}", "hp: __PGSA float {100.000000}"},
+                         {"hp: __PGSA int {900}", "hp: __PGSA float {900.000000}"}}));
+    // Back to int: exact floats only.
+    const std::string back = twice(rule("text_archive", "[[step]]\nop = \"retype\"\n"
+                                                        "component = \"Stats\"\nproperty = "
+                                                        "\"hp\"\nto = \"int\"\n"),
+                                   out);
+    CHECK(back == edited({{"int {1}", "int {2}"}}));
+    const Error e =
+        apply_error(rule("text_archive", "[[step]]\nop = \"retype\"\ncomponent = \"Player\"\n"
+                                         "property = \"name\"\nto = \"int\"\n"),
+                    k_archive);
+    CHECK(e.path == "player.name");
+    CHECK(e.message ==
+          "rule r step 1 (retype): expected a value that converts to an int, found \"bob\"");
+    const std::string flag = twice(rule("text_archive", "[[step]]\nop = \"retype\"\n"
+                                                        "component = \"Stats\"\nproperty = "
+                                                        "\"legacy\"\nto = \"int\"\n"),
+                                   k_archive);
+    CHECK(flag.find("legacy: __PGSA int {1}") != std::string::npos);
+}
+
+TEST_CASE("content rules, text_archive: `path` scopes a step to a subtree") {
+    const std::string body = "[[step]]\nop = \"retype\"\ncomponent = \"Stats\"\nproperty = "
+                             "\"hp\"\nto = \"float\"\npath = \"world.boss\"\n";
+    const RulesApplied r = applied(rule("text_archive", body), k_archive);
+    CHECK(r.bytes == edited({{"hp: __PGSA int {900}", "hp: __PGSA float {900.000000}"}}));
+    REQUIRE(r.steps.size() == 1);
+    CHECK(r.steps[0].entities == 1);
+    CHECK(r.steps[0].components == 1);
+    // A path this save does not have: nothing to do.
+    const RulesApplied none =
+        applied(rule("text_archive", "[[step]]\nop = \"drop-component\"\ncomponent = \"Stats\"\n"
+                                     "reason = \"r\"\npath = \"nobody.stats\"\n"),
+                k_archive);
+    CHECK_FALSE(none.changed);
+    CHECK(rule_error("text_archive", body + "path = \"x\"\n").starts_with("r.toml:"));
+    CHECK(rule_error("text_archive",
+                     "[[step]]\nop = \"drop-component\"\ncomponent = \"Stats\"\nreason = \"r\"\n"
+                     "path = \"player[\"\n")
+              .starts_with("r.toml:8:8: step 1: drop-component: expected \"path\" to be a node "
+                           "path, found \"player[\": "));
+    CHECK(rule_error("text_archive",
+                     "[[step]]\nop = \"drop-component\"\ncomponent = \"Stats\"\nreason = \"r\"\n"
+                     "path = \"player.*\"\n") ==
+          "r.toml:8:8: step 1: drop-component: expected \"path\" to name one node, found the "
+          "pattern \"player.*\"");
+}
+
+TEST_CASE("content rules, text_archive: class ops rename the class, not the entry") {
+    const std::string out =
+        twice(rule("text_archive", "[[step]]\nop = \"rename-component\"\nfrom = \"Stats\"\n"
+                                   "to = \"Vitals\"\n"
+                                   "[[step]]\nop = \"drop-component\"\ncomponent = \"World\"\n"
+                                   "reason = \"rebuilt on load\"\n"),
+              k_archive);
+    const std::string expected = edited({{"stats: Stats {", "stats: Vitals {"}});
+    CHECK(out == expected.substr(0, expected.find("world: World")));
+    CHECK(rule_error("text_archive", "[[step]]\nop = \"rename-component\"\nfrom = \"Stats\"\n"
+                                     "to = \"a: b\"\n")
+              .starts_with("r.toml:7:6: step 1: rename-component: cannot rename to \"a: b\": "));
+}
+
+TEST_CASE("content rules, text_archive: attribute ops, move-property between siblings, typed "
+          "values") {
+    const std::string out =
+        twice(rule("text_archive",
+                   "[[step]]\nop = \"rename-property\"\ncomponent = \"Player\"\nfrom = \"name\"\n"
+                   "to = \"nick\"\n"
+                   "[[step]]\nop = \"move-property\"\nproperty = \"gold\"\nfrom = \"Inventory\"\n"
+                   "to = \"Stats\"\n"
+                   "[[step]]\nop = \"set-default\"\ncomponent = \"Stats\"\nproperty = \"regen\"\n"
+                   "value = \"0\"\ntype = \"float\"\n"
+                   "[[step]]\nop = \"set-value\"\ncomponent = \"Stats\"\nproperty = \"legacy\"\n"
+                   "value = \"0\"\n"
+                   "[[step]]\nop = \"map-values\"\ncomponent = \"Player\"\nproperty = \"team\"\n"
+                   "map = { red = \"1\" }\n"
+                   "[[step]]\nop = \"drop-property\"\ncomponent = \"Stats\"\nproperty = \"hp\"\n"
+                   "reason = \"derived\"\npath = \"world\"\n"),
+              k_archive);
+    CHECK(out == "1.0.0\n"
+                 "profile.version: __PGSA int {1}\n"
+                 "player: Player {\n"
+                 "\tnick: __PGSA string {bob},\n"
+                 "\tstats: Stats {\n"
+                 "\t\thp: __PGSA int {100},\n"
+                 "\t\tlegacy: __PGSA bool {false},\n"
+                 "\t\tgold: __PGSA size_t {5},\n"
+                 "\t\tregen: __PGSA float {0.000000}\n"
+                 "\t},\n"
+                 "\tbag: Inventory {\n"
+                 "\t},\n"
+                 "\tteam: __PGSA string {1}\n"
+                 "}\n"
+                 "world: World {\n"
+                 "\tboss: Stats {\n"
+                 "\t\tregen: __PGSA float {0.000000},\n"
+                 "\t\tlegacy: __PGSA string {0}\n" // set-value adds a missing value, a string
+                 "\t}\n"
+                 "}\n");
+    const Error e = apply_error(rule("text_archive", "[[step]]\nop = \"move-property\"\n"
+                                                     "property = \"hp\"\nfrom = \"Stats\"\n"
+                                                     "to = \"Inventory\"\n"),
+                                k_archive);
+    CHECK(e.path == "world.boss.hp");
+    CHECK(e.message == "rule r step 1 (move-property): cannot move \"hp\" from \"Stats\" to "
+                       "\"Inventory\": its parent has no \"Inventory\"");
+}
+
+TEST_CASE("content rules, text_archive: custom state is the top-level attributes") {
+    const std::string out = twice(
+        rule("text_archive", k_module + "[[step]]\nop = \"set-custom\"\nkey = \"profile.flag\"\n"
+                                        "value = \"1\"\ntype = \"bool\"\n"),
+        k_archive);
+    CHECK(out == edited({{"int {1}", "int {2}"}}) + "profile.flag: __PGSA bool {true}\n");
+    CHECK(rule_error("text_archive", "[[step]]\nop = \"set-custom\"\nkey = \"k\"\n"
+                                     "value = \"yes\"\ntype = \"bool\"\n") ==
+          "r.toml:7:9: step 1: set-custom: expected \"value\" to convert to a bool (true/false), "
+          "found \"yes\"");
+    const std::string renamed = twice(
+        rule("text_archive", k_module + "[[step]]\nop = \"set-custom\"\nkey = \"profile.name\"\n"
+                                        "value = \"bob\"\n"
+                                        "[[step]]\nop = \"drop-custom\"\nkey = \"gone\"\n"
+                                        "reason = \"r\"\n"),
+        k_archive);
+    CHECK(renamed == edited({{"int {1}", "int {2}"}}) + "profile.name: __PGSA string {bob}\n");
+    const Error e = apply_error(rule("text_archive", "[[step]]\nop = \"rename-custom\"\n"
+                                                     "from = \"profile.version\"\nto = "
+                                                     "\"player\"\n"),
+                                k_archive);
+    CHECK(e.path == "player");
+}
+
+TEST_CASE("content rules, text_archive: a rule that changes nothing keeps the file as it is") {
+    // A file the engine's writer would write otherwise (no comma after a child: a note): left as
+    // it is when no step changes it.
+    const std::string loose = "1.0.0\nplayer: Player {\n\thp: __PGSA int {1}\n\tmp: __PGSA int "
+                              "{2}\n}\n";
+    const RulesApplied r =
+        applied(rule("text_archive", "[[step]]\nop = \"drop-property\"\ncomponent = \"Player\"\n"
+                                     "property = \"xp\"\nreason = \"r\"\n"),
+                loose);
+    CHECK_FALSE(r.changed);
+    CHECK(r.bytes == loose);
+}
+
+} // namespace
