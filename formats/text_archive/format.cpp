@@ -29,6 +29,17 @@ std::string_view class_name_problem(std::string_view name) {
     return class_problem(name, false);
 }
 
+std::string_view attribute_problem(std::string_view name) {
+    if (name.find('\n') != std::string_view::npos) return "a name with a line feed";
+    return name_problem(name, true);
+}
+
+std::string_view value_problem(std::string_view text) {
+    if (text.find('\n') != std::string_view::npos)
+        return "a value with a line feed (the engine's writer breaks it, formats/README.md §2)";
+    return {};
+}
+
 } // namespace
 
 // Content rules (format.hpp ContentModel, formats/README.md §2): a class instance is a component
@@ -44,6 +55,8 @@ const ContentModel k_content = {
     .true_text = "true",
     .false_text = "false",
     .component_problem = class_name_problem,
+    .property_problem = attribute_problem,
+    .value_problem = value_problem,
     .type_tag = type_tag,
 };
 

@@ -399,6 +399,30 @@ Result<Step> parse_step(std::string_view file, const toml::table& t, std::size_t
         if (const std::string_view problem = model.component_problem(s.to); !problem.empty())
             return m.bad(*m.get("to"), fmt::format("rename-component: cannot rename to {}: {}",
                                                    q(s.to), problem));
+    // The names a step writes (a rename's `to`, a property or key a set may add) and its values,
+    // which the format may not be able to hold.
+    const std::pair<std::string_view, const std::string*> names[] = {
+        {"to", s.op == Op::rename_property || s.op == Op::rename_custom ? &s.to : nullptr},
+        {"property", s.op == Op::set_default || s.op == Op::set_value ? &s.property : nullptr},
+        {"key", s.op == Op::set_custom ? &s.key : nullptr},
+    };
+    if (model.property_problem)
+        for (const auto& [member, name] : names)
+            if (name)
+                if (const std::string_view problem = model.property_problem(*name);
+                    !problem.empty())
+                    return m.bad(*m.get(member), fmt::format("{}: cannot name a value {}: {}", op,
+                                                             q(*name), problem));
+    if (model.value_problem) {
+        if (const toml::node* n = m.get("value"))
+            if (const std::string_view problem = model.value_problem(s.value); !problem.empty())
+                return m.bad(
+                    *n, fmt::format("{}: cannot write the value {}: {}", op, q(s.value), problem));
+        for (const auto& pair : s.map)
+            if (const std::string_view problem = model.value_problem(pair.second); !problem.empty())
+                return m.bad(*m.get("map"), fmt::format("{}: cannot write the value {}: {}", op,
+                                                        q(pair.second), problem));
+    }
     if (const toml::node* n = m.get("type")) {
         const auto* name = n->as_string();
         if (!name) return m.wrong("type", *n, "a string");

@@ -390,6 +390,14 @@ TEST_CASE("content rules, text_archive: class ops rename the class, not the entr
               k_archive);
     const std::string expected = edited({{"stats: Stats {", "stats: Vitals {"}});
     CHECK(out == expected.substr(0, expected.find("world: World")));
+    CHECK(rule_error("text_archive", "[[step]]\nop = \"rename-property\"\ncomponent = \"Stats\"\n"
+                                     "from = \"hp\"\nto = \"a: __PGSA b\"\n") ==
+          "r.toml:8:6: step 1: rename-property: cannot name a value \"a: __PGSA b\": an attribute "
+          "name holding `: __PGSA ` (the reader ends the name at the first one)");
+    CHECK(rule_error("text_archive", "[[step]]\nop = \"set-custom\"\nkey = \"k\"\n"
+                                     "value = \"two\\nlines\"\n") ==
+          "r.toml:7:9: step 1: set-custom: cannot write the value \"two\\nlines\": a value with a "
+          "line feed (the engine's writer breaks it, formats/README.md §2)");
     CHECK(rule_error("text_archive", "[[step]]\nop = \"rename-component\"\nfrom = \"Stats\"\n"
                                      "to = \"a: b\"\n")
               .starts_with("r.toml:7:6: step 1: rename-component: cannot rename to \"a: b\": "));

@@ -165,6 +165,11 @@ struct ContentModel {
     // Optional hooks (nullptr: nothing to do). Why a component cannot be named `name` (a
     // rename-component's `to`, checked at load), or empty when it can.
     std::string_view (*component_problem)(std::string_view name) = nullptr;
+    // Why a property or custom-state key cannot be named `name`, or a value cannot be `text` (a
+    // line the format's reader would read back otherwise), or empty when it can; checked at load
+    // on the names and values a step writes.
+    std::string_view (*property_problem)(std::string_view name) = nullptr;
+    std::string_view (*value_problem)(std::string_view text) = nullptr;
     // The tag a scalar of a type carries (text_archive's `__PGSA` TYPE).
     std::string_view (*type_tag)(ValueType type) = nullptr;
     // After every rule that applies to a save ran, before the writer: brings the components whose
