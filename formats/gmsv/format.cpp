@@ -31,6 +31,7 @@ Result<void> commit(Document& doc, std::span<const NodeId> components) {
 const ContentModel k_content = {
     .entities = k_entities,
     .opaque_components = true,
+    .nested_properties = true,
     .saves = "GMSV saves",
     .value_type = ValueType::string,
     .typed = true,

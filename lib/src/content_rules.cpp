@@ -742,6 +742,12 @@ class StepRunner {
 
     // --- Values
 
+    // The property `name` of a component (or the custom state) that a rename, move or drop
+    // works on: a scalar, or with nested_properties a member of any kind.
+    NodeId property(NodeId parent, std::string_view name) const {
+        return model_.nested_properties ? named(parent, name)
+                                        : find(doc_, parent, name, NodeKind::scalar);
+    }
     // The child of `parent` named `name`, of any kind (a name taken), or k_no_node.
     NodeId named(NodeId parent, std::string_view name) const {
         for (NodeId c : doc_.children(parent))
@@ -786,7 +792,7 @@ class StepRunner {
     // taken changes nothing.
     enum class Renamed { absent, taken, done };
     Renamed rename_scalar(NodeId parent, std::string_view from, std::string_view to) {
-        const NodeId p = find(doc_, parent, from, NodeKind::scalar);
+        const NodeId p = property(parent, from);
         if (p == k_no_node) return Renamed::absent;
         if (named(parent, to) != k_no_node) return Renamed::taken;
         doc_.node(p).name = text(to);
@@ -811,7 +817,7 @@ class StepRunner {
         return assign_own(p, s.value, where);
     }
     bool drop_scalar(NodeId parent, std::string_view key) {
-        const NodeId p = find(doc_, parent, key, NodeKind::scalar);
+        const NodeId p = property(parent, key);
         if (p == k_no_node) return false;
         doc_.unlink(parent, p);
         return true;
@@ -845,7 +851,7 @@ class StepRunner {
         case Op::move_property:
             return each_component(holder, only, s.from, [&](NodeId from) -> Result<void> {
                 if (opaque(from)) return binary(i, from, s.from);
-                const NodeId p = find(doc_, from, s.property, NodeKind::scalar);
+                const NodeId p = property(from, s.property);
                 if (p == k_no_node) return {};
                 const NodeId to = component(holder, s.to);
                 if (to == k_no_node)

@@ -12,6 +12,7 @@
 #include "sparksave/node_path.hpp"
 
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -195,6 +196,19 @@ TEST_CASE("content rules, gmsv: nested members and escaped keys are kept verbati
                                   save);
     CHECK(data_at(out, "entities[0].Inventory") ==
           R"({"\u0049tems":[1, 2,3],"Bag":{ "Slots": [ ] },"Count":4})");
+    // A nested member is a property a rename, move or drop takes whole.
+    const std::string moved =
+        twice(rule("gmsv", "[[step]]\nop = \"rename-property\"\ncomponent = \"Inventory\"\n"
+                           "from = \"Bag\"\nto = \"Pack\"\n"
+                           "[[step]]\nop = \"drop-property\"\ncomponent = \"Inventory\"\n"
+                           "property = \"Items\"\nreason = \"r\"\n"),
+              save);
+    CHECK(data_at(moved, "entities[0].Inventory") == R"({"Pack":{ "Slots": [ ] },"Count":3})");
+    const Error set =
+        apply_error(rule("gmsv", "[[step]]\nop = \"set-value\"\ncomponent = "
+                                 "\"Inventory\"\nproperty = \"Bag\"\nvalue = \"1\"\n"),
+                    save);
+    CHECK(set.path == "entities[0].Inventory.Bag");
     // A rename onto a nested member's name is a conflict, not a second key.
     const Error e = apply_error(rule("gmsv", "[[step]]\nop = \"rename-property\"\ncomponent = "
                                              "\"Inventory\"\nfrom = \"Count\"\nto = \"Bag\"\n"),
@@ -280,6 +294,141 @@ TEST_CASE("content rules, gmsv: what a rule file cannot say, at load, with line:
                              "reason = \"r\"\npath = \"entities[0]\"\n") ==
           "r.toml:8:8: step 1: drop-component: GMSV saves have no \"path\" (it scopes a step of a "
           "text_archive rule)");
+}
+
+// The raw text of every member named `key` of the components of entity `entity`, in order.
+std::vector<std::string> member_texts(const std::string& save, std::size_t entity,
+                                      std::string_view key) {
+    const Parsed p = read_as("gmsv", save);
+    std::vector<std::string> out;
+    const NodeId at = test::at(p.doc, ("entities[" + std::to_string(entity) + "]").c_str());
+    for (NodeId c : p.doc.children(at))
+        for (NodeId m : p.doc.children(c))
+            if (p.doc.name(m) == key)
+                out.emplace_back(save.substr(p.doc.node(m).span.offset, p.doc.node(m).span.length));
+    return out;
+}
+
+TEST_CASE("content rules, gmsv: random saves x random steps: the result reads back, and what no "
+          "step names keeps its text") {
+    std::mt19937 rng(2303);
+    auto pick = [&](const std::vector<std::string>& from) {
+        return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
+    };
+    auto chance = [&](int percent) {
+        return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
+    };
+    // Steps name Position, Health, Inventory and the members A, B, C; never type9 or D.
+    const std::vector<std::string> named = {"Position", "Health", "Inventory"};
+    const std::vector<std::string> keys = {"A", "B", "C"};
+    const std::vector<std::string> json_values = {
+        "1",    "-0.5", "1E3",    R"("x")",         R"("Caf\u00e9")",
+        "true", "null", "[1, 2]", R"({ "n": {} })", "0.1"};
+    const std::vector<std::string> rule_values = {"1", "2.5", "x", "true", "0"};
+    const std::vector<std::string> guids = {k_guid0, k_guid1};
+    int applied_ok = 0, refused = 0;
+    for (int round = 0; round < 200; ++round) {
+        std::string entities;
+        for (const std::string& guid : guids) {
+            std::string components;
+            for (const auto& [type_id, type] : {std::pair<int, std::string_view>{1, "Position"},
+                                                {2, "Health"},
+                                                {3, "Inventory"},
+                                                {9, "type9"}}) {
+                if (!chance(70)) continue;
+                std::string c = R"({"type": )" + std::to_string(type_id) + R"(, "name": ")" +
+                                std::string(type) + "\", ";
+                if (chance(20)) {
+                    c += R"("hex": "00ff")";
+                } else {
+                    std::string members;
+                    for (const char* k : {"A", "B", "C", "D"})
+                        if (chance(60))
+                            members += std::string(members.empty() ? ""
+                                                   : chance(50)    ? ", "
+                                                                   : ",") +
+                                       "\"" + k + "\"" + (chance(30) ? " : " : ":") +
+                                       pick(json_values);
+                    c += R"("json": {)" + members + "}";
+                }
+                components += (components.empty() ? "" : ", ") + c + "}";
+            }
+            entities += (entities.empty() ? "{" : ", {") + guid + R"(, "components": [)" +
+                        components + "]}";
+        }
+        const std::string save = gmsv_save(entities);
+        std::string body;
+        bool drops = false;
+        const int steps = std::uniform_int_distribution<int>(1, 4)(rng);
+        for (int i = 0; i < steps; ++i) {
+            const std::string c = pick(named), d = pick(named), p = pick(keys), q = pick(keys);
+            const std::string head = "[[step]]\ncomponent = \"" + c + "\"\n";
+            const std::string prop = head + "property = \"" + p + "\"\n";
+            switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
+            case 0:
+                body += p == q ? prop + "op = \"drop-property\"\nreason = \"r\"\n"
+                               : head + "op = \"rename-property\"\nfrom = \"" + p + "\"\nto = \"" +
+                                     q + "\"\n";
+                break;
+            case 1:
+                if (c != d)
+                    body += "[[step]]\nop = \"move-property\"\nproperty = \"" + p +
+                            "\"\nfrom = \"" + c + "\"\nto = \"" + d + "\"\n";
+                break;
+            case 2:
+                body +=
+                    prop + "op = \"" + (chance(50) ? "set-default" : "set-value") +
+                    "\"\nvalue = \"" + pick(rule_values) + "\"\n" +
+                    (chance(50) ? "type = \"" + pick({"string", "float", "bool"}) + "\"\n" : "");
+                break;
+            case 3:
+                body += prop + "op = \"retype\"\nto = \"" + pick({"int", "float", "bool"}) + "\"\n";
+                break;
+            case 4:
+                body += prop + "op = \"map-values\"\nmap = { x = \"y\", \"1\" = \"2\" }\n";
+                break;
+            case 5:
+                if (c != d)
+                    body += "[[step]]\nop = \"rename-component\"\nfrom = \"" + c + "\"\nto = \"" +
+                            d + "\"\n";
+                break;
+            case 6:
+                drops = true;
+                body += head + "op = \"drop-component\"\nreason = \"r\"\n";
+                break;
+            default:
+                body += prop + "op = \"drop-property\"\nreason = \"r\"\n";
+                break;
+            }
+        }
+        if (body.empty()) continue;
+        const RuleText file{
+            "r.toml", "id = \"r\"\nsummary = \"s\"\nformat = \"gmsv\"\n" + body, {}};
+        auto set = RuleSet::parse({&file, 1});
+        if (!set) { // a typed value that does not convert ("x" as a float, "2.5" as a bool)
+            CHECK(set.error().message.find("to convert to") != std::string::npos);
+            continue;
+        }
+        auto r = set->apply(bytes_of(save));
+        if (!r) {
+            ++refused;
+            CHECK(r.error().code == ErrorCode::bad_value);
+            CHECK(r.error().path.starts_with("entities["));
+            continue;
+        }
+        ++applied_ok;
+        const Parsed in = read_as("gmsv", save), out = read_as("gmsv", r->bytes);
+        for (std::size_t e = 0; e < guids.size(); ++e) {
+            const std::string entity = "entities[" + std::to_string(e) + "]";
+            const std::string type9 = entity + ".type9";
+            if (resolve(in.doc, *NodePath::parse(type9)))
+                CHECK(in.doc.value(test::at(in.doc, type9.c_str())) ==
+                      out.doc.value(test::at(out.doc, type9.c_str())));
+            if (!drops) CHECK(member_texts(save, e, "D") == member_texts(r->bytes, e, "D"));
+        }
+    }
+    CHECK(applied_ok > 50);
+    CHECK(refused > 10);
 }
 
 // --- Text archive ------------------------------------------------------------------------------

@@ -138,10 +138,11 @@ struct DirectoryModel {
 // most one of a name); with `by_class` true (text_archive), every class instance (an object or
 // list node whose tag is its class name) is a component of that class, wherever it is: its
 // holders are the root (whose children, the top-level entries, are the entities) and every class
-// instance. A component's scalar children are its properties (named by key, unique). The custom
-// state is the root's object `custom_state`, or, with `custom_at_root`, the root's own scalar
-// children. Every value is the scalar's exact text as the format writes it. The format's own
-// migration brings a save to current_version first: the model is that version's tree.
+// instance. A component's scalar children are its properties (named by key, unique; with
+// nested_properties, its children of any kind). The custom state is the root's object
+// `custom_state`, or, with `custom_at_root`, the root's own scalar children. Every value is the
+// scalar's exact text as the format writes it. The format's own migration brings a save to
+// current_version first: the model is that version's tree.
 struct ContentModel {
     std::string_view entities = {};     // the root's child listing the entities (by_class: unused)
     std::string_view custom_state = {}; // empty: no object of custom state
@@ -150,7 +151,10 @@ struct ContentModel {
     // A component child of kind bytes is a component whose properties cannot be edited (GMSV's
     // binary-encoded data): property ops on it are an error, component ops work on it.
     bool opaque_components = false;
-    bool paths = false;                       // a step may have `path` (a subtree it is scoped to)
+    bool paths = false; // a step may have `path` (a subtree it is scoped to)
+    // A property's value may be an object or a list (GMSV's JSON members): rename, move and drop
+    // take it whole; the ops on a value (set, retype, map) take scalars only.
+    bool nested_properties = false;
     std::string_view saves = {};              // the format's saves in messages ("GMSV saves")
     ValueType value_type = ValueType::string; // the type of a value a rule adds without `type`
     // A value's type is part of the save (GMSV's JSON, text_archive's `__PGSA` types): a value a
