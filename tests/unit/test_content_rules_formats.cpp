@@ -11,6 +11,7 @@
 #include "sparksave/format.hpp"
 #include "sparksave/node_path.hpp"
 
+#include <filesystem>
 #include <memory>
 #include <random>
 #include <string>
@@ -253,6 +254,28 @@ TEST_CASE("content rules, gmsv: component ops work on both forms, property ops r
                                     save);
         CHECK(m.path == "entities[1].Position");
     }
+}
+
+TEST_CASE("content rules, gmsv: a v1 save is migrated to v3 first, then ruled") {
+    auto packed = format_json(FormatId::gmsv)
+                      .from_json(R"({"format": "gmsv", "version": 1, "timestamp": {"binary": )"
+                                 R"("5250041986427387904"}, "entities": [{)" +
+                                 k_guid0 +
+                                 R"(, "components": [{"type": 1, "name": "Position", "json": )"
+                                 R"({"X": 3, "Y": 4}}, {"type": 2, "name": "Health", "json": )"
+                                 R"({"Current": 7}}]}]})");
+    REQUIRE_MESSAGE(packed.has_value(), packed.error_or(Error{}).describe());
+    const RulesApplied r =
+        applied(rule("gmsv", "[[step]]\nop = \"set-default\"\ncomponent = \"Inventory\"\n"
+                             "property = \"Capacity\"\nvalue = \"8\"\ntype = \"int\"\n"),
+                packed->bytes);
+    CHECK(r.from_version == 1);
+    CHECK(r.migration_notes.size() >= 2);
+    // The migrations' Inventory ({"ItemIds":[]}) gets the default; their Position stays as they
+    // wrote it.
+    CHECK(data_at(r.bytes, "entities[0].Inventory") == R"({"ItemIds":[],"Capacity":8})");
+    CHECK(data_at(r.bytes, "entities[0].Position") == R"({"X": 3.0, "Y": 4.0})");
+    CHECK(data_at(r.bytes, "entities[0].Health") == R"({"Current": 7})");
 }
 
 TEST_CASE("content rules, gmsv: a rule that changes nothing gives the save back as it is") {
@@ -633,6 +656,31 @@ TEST_CASE("content rules, text_archive: a rule that changes nothing keeps the fi
                 loose);
     CHECK_FALSE(r.changed);
     CHECK(r.bytes == loose);
+}
+
+TEST_CASE("content rules, text_archive: the corpus and the engine's own files keep every byte "
+          "no step changes") {
+    std::vector<std::filesystem::path> files =
+        test::corpus_files(test::testdata() / "text_archive", "valid", ".sz");
+    for (const char* real : {"pg-writer-sample.sz", "pg-writer-edge-cases.sz"})
+        files.push_back(test::testdata() / "text_archive/real" / real);
+    const RuleSet set = rule("text_archive", "[[step]]\nop = \"set-custom\"\nkey = "
+                                             "\"sparksave.mark\"\nvalue = \"1\"\ntype = \"int\"\n");
+    int checked = 0;
+    for (const auto& path : files) {
+        CAPTURE(path);
+        const std::string bytes = test::read_bytes(path);
+        const Parsed p =
+            format_by_name("text_archive")->read(std::make_shared<const Source>(bytes), {});
+        if (p.findings.first_error()) continue;
+        auto written = format_by_name("text_archive")->write(p.doc);
+        REQUIRE(written.has_value());
+        if (*written != bytes) continue; // a file the engine would write otherwise (notes)
+        const RulesApplied r = applied(set, bytes);
+        CHECK(r.bytes == bytes + "sparksave.mark: __PGSA int {1}\n");
+        ++checked;
+    }
+    CHECK(checked >= 5);
 }
 
 } // namespace
