@@ -805,7 +805,8 @@ class StepRunner {
                             const std::string& where) {
         const NodeId p = named(parent, key);
         if (p == k_no_node) {
-            const ValueType t = s.type == ValueType::none ? model_.value_type : s.type;
+            const ValueType t =
+                s.type == ValueType::none || !model_.typed ? model_.value_type : s.type;
             const NodeId n = doc_.append(parent, NodeKind::scalar, text(key), text(s.value), {}, t);
             tag_type(n, t);
             return true;

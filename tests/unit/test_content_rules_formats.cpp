@@ -66,6 +66,34 @@ std::string twice(const RuleSet& set, const std::string& save) {
     return first.bytes;
 }
 
+Parsed read_as(std::string_view format, const std::string& bytes) {
+    Parsed p = format_by_name(format)->read(std::make_shared<const Source>(bytes), {});
+    REQUIRE_MESSAGE(p.findings.first_error() == nullptr, p.findings.first_error()->describe());
+    return p;
+}
+
+// --- spark_save --------------------------------------------------------------------------------
+
+TEST_CASE("content rules, spark_save: `type` writes the value as the engine writes that type; "
+          "no `path`") {
+    const std::string save =
+        test::read_bytes(test::testdata() / "rules/saves/profile-1.spark_save");
+    const RulesApplied r = applied(
+        rule("spark_save", "[[step]]\nop = \"set-custom\"\nkey = \"k.f\"\nvalue = \"1\"\n"
+                           "type = \"float\"\n"
+                           "[[step]]\nop = \"set-custom\"\nkey = \"k.b\"\nvalue = \"true\"\n"
+                           "type = \"bool\"\n"),
+        save);
+    const Parsed p = read_as("spark_save", r.bytes);
+    CHECK(test::value_at(p.doc, "customState[\"k.f\"]") == "1.000000");
+    CHECK(test::value_at(p.doc, "customState[\"k.b\"]") == "1");
+    CHECK(p.doc.node(test::at(p.doc, "customState[\"k.f\"]")).type == ValueType::string);
+    CHECK(rule_error("spark_save", "[[step]]\nop = \"drop-component\"\ncomponent = \"A\"\n"
+                                   "reason = \"r\"\npath = \"x\"\n") ==
+          "r.toml:8:8: step 1: drop-component: spark_save saves have no \"path\" (it scopes a "
+          "step of a text_archive rule)");
+}
+
 // --- GMSV --------------------------------------------------------------------------------------
 
 // A v3 GMSV save packed from the `entities` of its JSON dump.
@@ -94,12 +122,6 @@ std::string gmsv_world() {
         R"(, "components": [)"
         R"({"type": 1, "name": "Position", "hex": "00002a4200008ac1"},)"
         R"({"type": 2, "name": "Health", "json": {"Current":0.1,"Max":1}}]})");
-}
-
-Parsed read_as(std::string_view format, const std::string& bytes) {
-    Parsed p = format_by_name(format)->read(std::make_shared<const Source>(bytes), {});
-    REQUIRE_MESSAGE(p.findings.first_error() == nullptr, p.findings.first_error()->describe());
-    return p;
 }
 
 // The data of a GMSV component (a node path), as the file holds it.
