@@ -11,7 +11,9 @@
 #include "sparksave/format.hpp"
 #include "sparksave/node_path.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -678,6 +680,116 @@ TEST_CASE("content rules, text_archive: a rule that changes nothing keeps the fi
                 loose);
     CHECK_FALSE(r.changed);
     CHECK(r.bytes == loose);
+}
+
+// The lines of `text` that hold `needle`, in order, without the comma a sibling after them
+// gives them.
+std::vector<std::string> lines_with(const std::string& text, std::string_view needle) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        std::string line = text.substr(at, end - at);
+        if (line.ends_with(',')) line.pop_back();
+        if (line.find(needle) != std::string::npos) out.push_back(line);
+        at = end + 1;
+    }
+    return out;
+}
+
+TEST_CASE("content rules, text_archive: random archives x random steps: the result reads back, "
+          "and what no step names keeps its text") {
+    std::mt19937 rng(2304);
+    auto pick = [&](const std::vector<std::string>& from) {
+        return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
+    };
+    auto chance = [&](int percent) {
+        return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
+    };
+    // Steps name the classes A, B, C and the attributes a, b, c; never the class Z or `z`.
+    const std::vector<std::string> classes = {"A", "B", "C", "Z"}, named = {"A", "B", "C"};
+    const std::vector<std::string> attributes = {"a", "b", "c", "z"}, keys = {"a", "b", "c"};
+    const std::vector<std::string> typed_values = {
+        "int {3}",    "int {-1}",   "float {2.500000}", "bool {true}",
+        "string {x}", "size_t {7}", "string {}",        "double {1.000000}"};
+    std::function<std::string(std::size_t)> body = [&](std::size_t depth) {
+        std::string out = pick(classes) + " {\n";
+        std::vector<std::string> children;
+        for (const std::string& a : attributes)
+            if (chance(50))
+                children.push_back(std::string(depth, '\t') + a + ": __PGSA " + pick(typed_values));
+        if (depth < 3)
+            for (const char* name : {"p", "q"})
+                if (chance(40))
+                    children.push_back(std::string(depth, '\t') + name + ": " + body(depth + 1));
+        for (std::size_t i = 0; i < children.size(); ++i)
+            out += children[i] + (i + 1 < children.size() ? ",\n" : "\n");
+        return out + std::string(depth - 1, '\t') + "}";
+    };
+    int applied_ok = 0, refused = 0;
+    for (int round = 0; round < 200; ++round) {
+        std::string archive = "1.0.0\nversion: __PGSA int {1}\n";
+        for (const char* entry : {"e1", "e2", "e3"})
+            if (chance(80)) archive += std::string(entry) + ": " + body(1) + "\n";
+        std::string steps;
+        bool drops = false;
+        for (int i = std::uniform_int_distribution<int>(1, 4)(rng); i > 0; --i) {
+            const std::string c = pick(named), d = pick(named), p = pick(keys), q = pick(keys);
+            const std::string head =
+                "[[step]]\ncomponent = \"" + c + "\"\n" +
+                (chance(20) ? "path = \"" + pick({"e1", "e2.p", "e3.q.p", "e1.x"}) + "\"\n" : "");
+            const std::string prop = head + "property = \"" + p + "\"\n";
+            switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
+            case 0:
+                steps += p == q ? prop + "op = \"drop-property\"\nreason = \"r\"\n"
+                                : head + "op = \"rename-property\"\nfrom = \"" + p + "\"\nto = \"" +
+                                      q + "\"\n";
+                break;
+            case 1:
+                if (c != d)
+                    steps += "[[step]]\nop = \"move-property\"\nproperty = \"" + p +
+                             "\"\nfrom = \"" + c + "\"\nto = \"" + d + "\"\n";
+                break;
+            case 2:
+                steps += prop + "op = \"" + (chance(50) ? "set-default" : "set-value") +
+                         "\"\nvalue = \"" + pick({"1", "0", "2.5", "x"}) + "\"\n";
+                break;
+            case 3:
+                steps +=
+                    prop + "op = \"retype\"\nto = \"" + pick({"int", "float", "bool"}) + "\"\n";
+                break;
+            case 4:
+                if (c != d)
+                    steps += "[[step]]\nop = \"rename-component\"\nfrom = \"" + c + "\"\nto = \"" +
+                             d + "\"\n";
+                break;
+            case 5:
+                drops = true;
+                steps += head + "op = \"drop-component\"\nreason = \"r\"\n";
+                break;
+            default:
+                steps += prop + "op = \"map-values\"\nmap = { x = \"y\", \"3\" = \"4\" }\n";
+                break;
+            }
+        }
+        if (steps.empty()) continue;
+        const RuleSet set = rule("text_archive", steps);
+        auto r = set.apply(bytes_of(archive));
+        if (!r) {
+            ++refused;
+            CHECK(r.error().code == ErrorCode::bad_value);
+            CHECK_FALSE(r.error().path.empty());
+            continue;
+        }
+        ++applied_ok;
+        read_as("text_archive", r->bytes); // no error
+        CHECK(lines_with(r->bytes, "version: __PGSA int {1}").size() == 1);
+        if (!drops) {
+            CHECK(lines_with(r->bytes, "z: __PGSA") == lines_with(archive, "z: __PGSA"));
+            CHECK(lines_with(r->bytes, "Z {").size() == lines_with(archive, "Z {").size());
+        }
+    }
+    CHECK(applied_ok > 50);
+    CHECK(refused > 5);
 }
 
 TEST_CASE("content rules, text_archive: the corpus and the engine's own files keep every byte "
