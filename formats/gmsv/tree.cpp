@@ -1,7 +1,9 @@
 // Component nodes of the GMSV tree: JSON data as a subtree (tree.hpp).
 #include "tree.hpp"
 
+#include "sparksave/escape.hpp"
 #include "sparksave/json_reader.hpp"
+#include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
 #include <fmt/format.h>
@@ -149,6 +151,34 @@ class JsonTree {
     std::optional<std::uint32_t> file_offset_;
 };
 
+// The raw key (quotes included) of the member whose value starts at `value` in `text`, or empty
+// when the text before the value is not `"key"` `:`.
+std::string_view key_before(std::string_view text, std::size_t value) {
+    std::size_t i = value;
+    while (i > 0 && is_ws(text[i - 1])) --i;
+    if (i == 0 || text[i - 1] != ':') return {};
+    --i;
+    while (i > 0 && is_ws(text[i - 1])) --i;
+    if (i < 2 || text[i - 1] != '"') return {};
+    const std::size_t end = i;
+    // The opening quote: the nearest one before that no odd run of backslashes escapes.
+    for (std::size_t k = end - 1; k-- > 0;) {
+        if (text[k] != '"') continue;
+        std::size_t backslashes = 0;
+        while (backslashes < k && text[k - 1 - backslashes] == '\\') ++backslashes;
+        if (backslashes % 2 == 0) return text.substr(k, end - k);
+    }
+    return {};
+}
+
+// Whether the raw JSON string `raw` is the text `name`.
+bool key_is(std::string_view raw, std::string_view name) {
+    if (raw.find('\\') == std::string_view::npos) return raw.substr(1, raw.size() - 2) == name;
+    json::Reader reader(raw);
+    auto v = reader.validate();
+    return v && v->kind == json::Kind::string && reader.decoded(*v) == name;
+}
+
 } // namespace
 
 bool is_json_payload(std::string_view data) {
@@ -198,6 +228,38 @@ void replace_payload(Document& doc, NodeId component, std::string_view data) {
     doc.node(component).value = value;
     doc.node(component).span = Span{};
     set_payload(doc, component);
+}
+
+Result<void> reencode(Document& doc, NodeId component) {
+    if (doc.node(component).kind != NodeKind::object) return {};
+    const std::string_view source = doc.source_bytes();
+    std::string out = "{";
+    for (NodeId m : doc.children(component)) {
+        if (out.size() > 1) out += ',';
+        const Node& n = doc.node(m);
+        const std::string_view name = doc.name(m);
+        const bool spanned = n.span.valid() && n.span.offset <= source.size() &&
+                             n.span.length <= source.size() - n.span.offset;
+        const std::string_view key = spanned ? key_before(source, n.span.offset) : "";
+        if (!key.empty() && key_is(key, name))
+            out += key;
+        else
+            append_json_string(out, name);
+        out += ':';
+        if (spanned)
+            out += source.substr(n.span.offset, n.span.length);
+        else if (n.kind == NodeKind::scalar && n.type != ValueType::string &&
+                 n.type != ValueType::none)
+            out += doc.value(m);
+        else if (n.kind == NodeKind::scalar)
+            append_json_string(out, doc.value(m));
+        else
+            return make_error(ErrorCode::internal, "a JSON member without its text in the save",
+                              k_no_offset, path_of(doc, m));
+    }
+    out += '}';
+    replace_payload(doc, component, out);
+    return {};
 }
 
 } // namespace gmsv

@@ -6,6 +6,7 @@
 #include "spec.hpp"
 
 #include "sparksave/document.hpp"
+#include "sparksave/error.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
@@ -34,6 +35,13 @@ void set_payload(Document& doc, NodeId component);
 // Replaces a component's data (a migration): the node's value becomes `data` (in the arena), its
 // span is dropped, and its children are rebuilt.
 void replace_payload(Document& doc, NodeId component, std::string_view data);
+
+// Re-encodes a JSON component's data from its members, after content rules edited them
+// (format.hpp ContentModel::commit): `{"X":42.5,"Y":1E3}`, compact, members in order. A member with
+// a span keeps its exact text in the save (and its key's, when its name is still that key); a
+// scalar without one (a value a rule set) is written as JSON of its type: a string quoted, a
+// number or literal as its text. Then replace_payload(). A binary component is left as it is.
+Result<void> reencode(Document& doc, NodeId component);
 
 } // namespace gmsv
 SPARKSAVE_END_NAMESPACE

@@ -11,6 +11,7 @@ namespace spark_save {
 const ContentModel k_content = {
     .entities = k_entities,
     .custom_state = k_custom_state,
+    .saves = "spark_save saves",
     .value_type = ValueType::string,
 };
 

@@ -83,17 +83,17 @@ struct OpSpec {
     std::initializer_list<std::string_view> optional = {};
 };
 const OpSpec k_ops[] = {
-    {"rename-component", Op::rename_component, {"from", "to"}},
-    {"rename-property", Op::rename_property, {"component", "from", "to"}},
-    {"move-property", Op::move_property, {"property", "from", "to"}},
-    {"set-default", Op::set_default, {"component", "property", "value"}},
-    {"set-value", Op::set_value, {"component", "property", "value"}},
-    {"retype", Op::retype, {"component", "property", "to"}},
-    {"map-values", Op::map_values, {"component", "property", "map"}, {"strict"}},
-    {"drop-component", Op::drop_component, {"component", "reason"}},
-    {"drop-property", Op::drop_property, {"component", "property", "reason"}},
+    {"rename-component", Op::rename_component, {"from", "to"}, {"path"}},
+    {"rename-property", Op::rename_property, {"component", "from", "to"}, {"path"}},
+    {"move-property", Op::move_property, {"property", "from", "to"}, {"path"}},
+    {"set-default", Op::set_default, {"component", "property", "value"}, {"type", "path"}},
+    {"set-value", Op::set_value, {"component", "property", "value"}, {"type", "path"}},
+    {"retype", Op::retype, {"component", "property", "to"}, {"path"}},
+    {"map-values", Op::map_values, {"component", "property", "map"}, {"strict", "path"}},
+    {"drop-component", Op::drop_component, {"component", "reason"}, {"path"}},
+    {"drop-property", Op::drop_property, {"component", "property", "reason"}, {"path"}},
     {"rename-custom", Op::rename_custom, {"from", "to"}},
-    {"set-custom", Op::set_custom, {"key", "value"}},
+    {"set-custom", Op::set_custom, {"key", "value"}, {"type"}},
     {"drop-custom", Op::drop_custom, {"key", "reason"}},
 };
 
@@ -217,8 +217,87 @@ Result<std::uint32_t> version_member(const Members& m, std::string_view name) {
     return static_cast<std::uint32_t>(v);
 }
 
+// --- Values and their types -------------------------------------------------------------------
+
+// The types a rule names (`type`, retype's `to`; retype has no "string").
+std::optional<ValueType> type_named(std::string_view name, bool with_string) {
+    if (name == "int") return ValueType::integer;
+    if (name == "float") return ValueType::floating;
+    if (name == "bool") return ValueType::boolean;
+    if (with_string && name == "string") return ValueType::string;
+    return std::nullopt;
+}
+
+std::string_view type_label(ValueType t, const ContentModel& model) {
+    switch (t) {
+    case ValueType::integer:
+        return "an int";
+    case ValueType::unsigned_integer:
+        return "an unsigned int";
+    case ValueType::floating:
+        return "a float";
+    case ValueType::boolean:
+        return model.true_text == "1" ? "a bool (1/0)" : "a bool (true/false)";
+    default:
+        return "a string";
+    }
+}
+
+// The text a value takes as `type` in the model's format (formats/README.md §1.3 and §2: floats as
+// std::to_string writes them, 6 fixed decimals; GMSV: JSON numbers with a fraction; booleans as
+// the model writes them), or nothing when it does not convert. A float converts to an int only
+// when it is one; in a typed format a bool converts to the int 1 or 0.
+std::optional<std::string> convert(const ContentModel& model, std::string_view text,
+                                   ValueType type) {
+    const char* begin = text.data();
+    const char* end = text.data() + text.size();
+    switch (type) {
+    case ValueType::integer:
+    case ValueType::unsigned_integer: {
+        if (model.typed && (text == model.true_text || text == model.false_text))
+            return std::string(text == model.true_text ? "1" : "0"); // a bool's value
+        long long i = 0;
+        std::optional<std::string> out;
+        if (auto [p, ec] = std::from_chars(begin, end, i); ec == std::errc() && p == end)
+            out = fmt::format("{}", i);
+        double d = 0;
+        if (!out)
+            if (auto [p, ec] = std::from_chars(begin, end, d, std::chars_format::general);
+                ec == std::errc() && p == end && std::isfinite(d) && d == std::trunc(d) &&
+                d >= -9.2e18 && d <= 9.2e18)
+                out = fmt::format("{}", static_cast<long long>(d));
+        if (out && type == ValueType::unsigned_integer && out->starts_with('-'))
+            return std::nullopt;
+        return out;
+    }
+    case ValueType::floating: {
+        float f = 0;
+        auto [p, ec] = std::from_chars(begin, end, f, std::chars_format::general);
+        if (ec != std::errc() || p != end || !std::isfinite(f)) return std::nullopt;
+        if (!model.json_floats) return fmt::format("{:f}", static_cast<double>(f));
+        std::string out = fmt::format("{}", f); // the shortest text that reads back as f
+        if (out.find_first_of(".e") == std::string::npos) out += ".0";
+        return out;
+    }
+    case ValueType::boolean:
+        if (text == "1" || text == "true") return std::string(model.true_text);
+        if (text == "0" || text == "false") return std::string(model.false_text);
+        return std::nullopt;
+    default:
+        return std::string(text);
+    }
+}
+
+bool is_custom_op(Op op) noexcept {
+    return op == Op::rename_custom || op == Op::set_custom || op == Op::drop_custom;
+}
+
+bool has_custom_state(const ContentModel& model) noexcept {
+    return model.custom_at_root || !model.custom_state.empty();
+}
+
 Result<Step> parse_step(std::string_view file, const toml::table& t, std::size_t index,
-                        const std::optional<ModuleScope>& module) {
+                        const std::optional<ModuleScope>& module, const ContentModel& model) {
     Members m(file, t, fmt::format("step {}", index));
     std::string op;
     SPARKSAVE_MEMBER(m, "op", op);
@@ -238,7 +317,8 @@ Result<Step> parse_step(std::string_view file, const toml::table& t, std::size_t
         std::string members;
         for (std::string_view r : spec->required)
             members += (members.empty() ? "" : ", ") + std::string(r);
-        for (std::string_view o : spec->optional) members += ", " + std::string(o) + " (optional)";
+        for (std::string_view o : spec->optional)
+            if (o != "path" || model.paths) members += ", " + std::string(o) + " (optional)";
         return rule_error(file, key.source(),
                           fmt::format("step {}: unknown member {} for {} (its members: {})", index,
                                       q(k), op, members));
@@ -269,19 +349,16 @@ Result<Step> parse_step(std::string_view file, const toml::table& t, std::size_t
     case Op::move_property:
         if (s.from == s.to) return same("from", "to", s.from);
         break;
-    case Op::retype:
-        if (s.to == "int")
-            s.type = Retype::integer;
-        else if (s.to == "float")
-            s.type = Retype::floating;
-        else if (s.to == "bool")
-            s.type = Retype::boolean;
-        else
+    case Op::retype: {
+        const auto type = type_named(s.to, false);
+        if (!type)
             return m.bad(
                 *m.get("to"),
                 fmt::format("retype: expected \"to\" to be int, float or bool, found {}", q(s.to)));
+        s.type = *type;
         s.to.clear();
         break;
+    }
     case Op::map_values: {
         const toml::node* n = m.get("map");
         if (!n) return m.missing("map");
@@ -316,8 +393,75 @@ Result<Step> parse_step(std::string_view file, const toml::table& t, std::size_t
     default:
         break;
     }
-    if (module &&
-        (s.op == Op::rename_custom || s.op == Op::set_custom || s.op == Op::drop_custom)) {
+    if (is_custom_op(s.op) && !has_custom_state(model))
+        return m.bad(*m.get("op"), fmt::format("{}: {} have no custom state", op, model.saves));
+    if (s.op == Op::rename_component && model.component_problem)
+        if (const std::string_view problem = model.component_problem(s.to); !problem.empty())
+            return m.bad(*m.get("to"), fmt::format("rename-component: cannot rename to {}: {}",
+                                                   q(s.to), problem));
+    // The names a step writes (a rename's `to`, a property or key a set may add) and its values,
+    // which the format may not be able to hold.
+    const std::pair<std::string_view, const std::string*> names[] = {
+        {"to", s.op == Op::rename_property || s.op == Op::rename_custom ? &s.to : nullptr},
+        {"property", s.op == Op::set_default || s.op == Op::set_value ? &s.property : nullptr},
+        {"key", s.op == Op::set_custom ? &s.key : nullptr},
+    };
+    if (model.property_problem)
+        for (const auto& [member, name] : names)
+            if (name)
+                if (const std::string_view problem = model.property_problem(*name);
+                    !problem.empty())
+                    return m.bad(*m.get(member), fmt::format("{}: cannot name a value {}: {}", op,
+                                                             q(*name), problem));
+    if (model.value_problem) {
+        if (const toml::node* n = m.get("value"))
+            if (const std::string_view problem = model.value_problem(s.value); !problem.empty())
+                return m.bad(
+                    *n, fmt::format("{}: cannot write the value {}: {}", op, q(s.value), problem));
+        for (const auto& pair : s.map)
+            if (const std::string_view problem = model.value_problem(pair.second); !problem.empty())
+                return m.bad(*m.get("map"), fmt::format("{}: cannot write the value {}: {}", op,
+                                                        q(pair.second), problem));
+    }
+    if (const toml::node* n = m.get("type")) {
+        const auto* name = n->as_string();
+        if (!name) return m.wrong("type", *n, "a string");
+        const auto type = type_named(name->get(), true);
+        if (!type)
+            return m.bad(*n, fmt::format("{}: expected \"type\" to be string, int, float or bool, "
+                                         "found {}",
+                                         op, q(name->get())));
+        auto v = convert(model, s.value, *type);
+        if (!v)
+            return m.bad(*m.get("value"), fmt::format("{}: expected \"value\" to convert to {}, "
+                                                      "found {}",
+                                                      op, type_label(*type, model), q(s.value)));
+        s.type = *type;
+        s.value = std::move(*v);
+    }
+    if (const toml::node* n = m.get("path")) {
+        if (!model.paths)
+            return m.bad(*n, fmt::format("{}: {} have no \"path\" (it scopes a step of a "
+                                         "text_archive rule)",
+                                         op, model.saves));
+        auto text = m.string("path", true);
+        if (!text) return std::move(text).error();
+        auto path = NodePath::parse(**text);
+        if (!path)
+            return m.bad(*n, fmt::format("{}: expected \"path\" to be a node path, found {}: {}",
+                                         op, q(**text), path.error().message));
+        if (path->empty())
+            return m.bad(*n, fmt::format("{}: expected \"path\" to name a node, found an empty "
+                                         "path",
+                                         op));
+        for (const PathStep& p : path->steps)
+            if (p.kind == PathStep::Kind::any_one || p.kind == PathStep::Kind::any_depth)
+                return m.bad(*n, fmt::format("{}: expected \"path\" to name one node, found the "
+                                             "pattern {}",
+                                             op, q(**text)));
+        s.path = std::move(*path);
+    }
+    if (module && is_custom_op(s.op)) {
         for (const std::string* k : {&s.key, &s.from, &s.to})
             if (*k == module->key)
                 return m.bad(t, fmt::format("{}: {} is the module key, which the rule sets to {} "
@@ -353,10 +497,10 @@ Result<Rule> parse_rule(const RuleText& file) {
     if (const toml::node* n = m.get("module")) {
         const auto* t = n->as_table();
         if (!t) return m.wrong("module", *n, "a table");
-        if (rule.format->content->custom_state.empty())
-            return m.bad(*n, fmt::format("{} has no custom state to hold a module's version: "
+        if (!has_custom_state(*rule.format->content))
+            return m.bad(*n, fmt::format("{} have no custom state to hold a module's version: "
                                          "leave \"module\" out",
-                                         rule.info.format));
+                                         rule.format->content->saves));
         Members mm(file.name, *t, "module");
         if (auto e = mm.unknown({"key", "from", "to"})) return *e;
         ModuleScope scope;
@@ -383,7 +527,7 @@ Result<Rule> parse_rule(const RuleText& file) {
             if (!t)
                 return m.bad(item, fmt::format("step {}: expected a table, found {}", index,
                                                type_name(item)));
-            auto step = parse_step(file.name, *t, index, rule.info.module);
+            auto step = parse_step(file.name, *t, index, rule.info.module, *rule.format->content);
             if (!step) return std::move(step).error();
             rule.steps.push_back(std::move(*step));
         }
@@ -432,51 +576,22 @@ std::optional<std::uint32_t> parse_version(std::string_view text) {
     return v;
 }
 
-// The text a value takes under `retype` (formats/README.md §1.3: floats as std::to_string writes
-// them, 6 fixed decimals; booleans 1/0), or nothing when it does not convert.
-std::optional<std::string> convert(std::string_view text, Retype type) {
-    const char* begin = text.data();
-    const char* end = text.data() + text.size();
-    switch (type) {
-    case Retype::integer: {
-        long long i = 0;
-        if (auto [p, ec] = std::from_chars(begin, end, i); ec == std::errc() && p == end)
-            return fmt::format("{}", i);
-        double d = 0;
-        if (auto [p, ec] = std::from_chars(begin, end, d, std::chars_format::general);
-            ec == std::errc() && p == end && std::isfinite(d) && d == std::trunc(d) &&
-            d >= -9.2e18 && d <= 9.2e18)
-            return fmt::format("{}", static_cast<long long>(d));
-        return std::nullopt;
-    }
-    case Retype::floating: {
-        float f = 0;
-        if (auto [p, ec] = std::from_chars(begin, end, f, std::chars_format::general);
-            ec == std::errc() && p == end && std::isfinite(f))
-            return fmt::format("{:f}", static_cast<double>(f)); // std::to_string(float)
-        return std::nullopt;
-    }
-    case Retype::boolean:
-        if (text == "1" || text == "true") return std::string("1");
-        if (text == "0" || text == "false") return std::string("0");
-        return std::nullopt;
-    case Retype::none:
-        break;
-    }
-    return std::nullopt;
+// The custom state's node: the root (custom_at_root), the root's object, or k_no_node.
+NodeId custom_node(const Document& doc, const ContentModel& model) {
+    if (model.custom_at_root) return doc.root();
+    if (model.custom_state.empty()) return k_no_node;
+    return doc.child(doc.root(), model.custom_state);
 }
 
-std::string_view retype_name(Retype t) {
-    return t == Retype::integer ? "an int" : t == Retype::floating ? "a float" : "a bool (1/0)";
-}
-
-// One rule's steps over one document.
+// One rule's steps over one document. `edited` collects the components whose properties a step
+// changed, for the model's commit hook.
 class StepRunner {
   public:
-    StepRunner(Document& doc, const ContentModel& model, const Rule& rule)
-        : doc_(doc), model_(model), rule_(rule) {
-        entities_ = doc.child(doc.root(), model.entities);
-        if (!model.custom_state.empty()) custom_ = doc.child(doc.root(), model.custom_state);
+    StepRunner(Document& doc, const ContentModel& model, const Rule& rule,
+               std::vector<NodeId>& edited)
+        : doc_(doc), model_(model), rule_(rule), edited_(edited) {
+        if (!model.by_class) entities_ = doc.child(doc.root(), model.entities);
+        custom_ = custom_node(doc, model);
     }
 
     Result<void> run(const Step& s, std::size_t index, StepCount& count) {
@@ -484,21 +599,15 @@ class StepRunner {
         index_ = index;
         count_ = &count;
         names_.clear();
-        switch (s.op) {
-        case Op::rename_custom:
-        case Op::set_custom:
-        case Op::drop_custom:
-            return custom(s);
-        default:
-            break;
-        }
+        if (is_custom_op(s.op)) return custom(s);
+        if (model_.by_class) return classes(s);
         if (entities_ == k_no_node) return {};
         std::uint64_t i = 0;
         for (NodeId entity = doc_.node(entities_).first_child; entity != k_no_node; ++i) {
             const NodeId next = doc_.node(entity).next_sibling;
-            const std::uint64_t before = count.components + count.properties;
-            if (auto r = on_entity(s, entity, i); !r) return r;
-            if (count.components + count.properties != before) ++count.entities;
+            const std::uint64_t before = changes();
+            if (auto r = on_holder(s, entity, k_no_node, i); !r) return r;
+            if (changes() != before) ++count.entities;
             entity = next;
         }
         return {};
@@ -514,11 +623,21 @@ class StepRunner {
         return names_.back().second;
     }
 
+    std::uint64_t changes() const { return count_->components + count_->properties; }
+
     std::string path(std::uint64_t entity, std::string_view component = {},
                      std::string_view property = {}) const {
         std::string p(model_.entities);
         append_path_index(p, entity);
         if (!component.empty()) append_path_name(p, component);
+        if (!property.empty()) append_path_name(p, property);
+        return p;
+    }
+    // The path of a component node (named `name`) of entity `entity`, and of its `property`.
+    std::string path(std::uint64_t entity, NodeId component, std::string_view name,
+                     std::string_view property = {}) const {
+        if (!model_.by_class) return path(entity, name, property);
+        std::string p = path_of(doc_, component);
         if (!property.empty()) append_path_name(p, property);
         return p;
     }
@@ -534,9 +653,138 @@ class StepRunner {
             k_no_offset, std::move(path));
     }
 
-    void set_value(NodeId node, std::string_view value) {
-        doc_.node(node).value = text(value);
-        ++count_->properties;
+    // --- Components in their holders
+
+    bool is_class(NodeId n) const {
+        const Node& node = doc_.node(n);
+        return (node.kind == NodeKind::object || node.kind == NodeKind::list) && node.tag != 0;
+    }
+    bool opaque(NodeId c) const { return doc_.node(c).kind == NodeKind::bytes; }
+    bool is_component(NodeId c, std::string_view name) const {
+        if (model_.by_class) return is_class(c) && doc_.tag(c) == name;
+        const NodeKind kind = doc_.node(c).kind;
+        return (kind == NodeKind::object ||
+                (model_.opaque_components && kind == NodeKind::bytes)) &&
+               doc_.name(c) == name;
+    }
+    // The first component of `name` among the children of `holder`.
+    NodeId component(NodeId holder, std::string_view name) const {
+        for (NodeId c : doc_.children(holder))
+            if (is_component(c, name)) return c;
+        return k_no_node;
+    }
+    // Calls fn on the components of `name` among the children of `holder` (on `only` alone, when
+    // given): each of them by_class, else the first (a name is unique within an entity).
+    template <class F>
+    Result<void> each_component(NodeId holder, NodeId only, std::string_view name, F&& fn) {
+        if (only != k_no_node) {
+            if (is_component(only, name)) return fn(only);
+            return {};
+        }
+        for (NodeId c = doc_.node(holder).first_child; c != k_no_node;) {
+            const NodeId next = doc_.node(c).next_sibling; // fn may unlink c
+            if (is_component(c, name)) {
+                if (auto r = fn(c); !r) return r;
+                if (!model_.by_class) return {};
+            }
+            c = next;
+        }
+        return {};
+    }
+    void edited(NodeId c) {
+        if (model_.commit) edited_.push_back(c);
+    }
+    Error binary(std::uint64_t i, NodeId c, std::string_view name) const {
+        return fail(path(i, c, name), fmt::format("{} is binary-encoded: its properties cannot be "
+                                                  "edited",
+                                                  q(name)));
+    }
+
+    // by_class: for each top-level entry (or the node at the step's path), the entry as a child of
+    // its parent, then every class instance in it as a holder, outer first. An entry counts as an
+    // entity.
+    Result<void> classes(const Step& s) {
+        const NodeId root = doc_.root();
+        if (!s.path) {
+            for (NodeId e = doc_.node(root).first_child; e != k_no_node;) {
+                const NodeId next = doc_.node(e).next_sibling;
+                if (auto r = entry(s, root, e); !r) return r;
+                e = next;
+            }
+            return {};
+        }
+        NodePath parent_path = *s.path;
+        parent_path.steps.pop_back();
+        auto parent = resolve(doc_, parent_path);
+        auto node = resolve(doc_, *s.path);
+        if (!parent || !node) return {}; // nothing at the path in this save
+        return entry(s, *parent, *node);
+    }
+    Result<void> entry(const Step& s, NodeId parent, NodeId top) {
+        const std::uint64_t before = changes();
+        if (auto r = on_holder(s, parent, top, 0); !r) return r;
+        if (!(s.op == Op::drop_component && is_component(top, s.component))) {
+            std::vector<NodeId> stack{top};
+            while (!stack.empty()) {
+                const NodeId h = stack.back();
+                stack.pop_back();
+                if (!is_class(h)) continue;
+                if (auto r = on_holder(s, h, k_no_node, 0); !r) return r;
+                const std::size_t mark = stack.size();
+                for (NodeId c : doc_.children(h)) // after the step: a dropped class is not walked
+                    if (is_class(c)) stack.push_back(c);
+                std::reverse(stack.begin() + static_cast<std::ptrdiff_t>(mark), stack.end());
+            }
+        }
+        if (changes() != before) ++count_->entities;
+        return {};
+    }
+
+    // --- Values
+
+    // The property `name` of a component (or the custom state) that a rename, move or drop
+    // works on: a scalar, or with nested_properties a member of any kind.
+    NodeId property(NodeId parent, std::string_view name) const {
+        return model_.nested_properties ? named(parent, name)
+                                        : find(doc_, parent, name, NodeKind::scalar);
+    }
+    // The child of `parent` named `name`, of any kind (a name taken), or k_no_node.
+    NodeId named(NodeId parent, std::string_view name) const {
+        for (NodeId c : doc_.children(parent))
+            if (doc_.name(c) == name) return c;
+        return k_no_node;
+    }
+    void tag_type(NodeId p, ValueType t) {
+        if (model_.type_tag) doc_.node(p).tag = doc_.tag_id(model_.type_tag(t));
+    }
+    // Gives scalar `p` the value `v` (`of_rule`: a Step's string) and, when given, the type `t`
+    // (its tag too); says whether that changed it. A changed value has no span: it is not the
+    // file's text any more (ContentModel::commit).
+    bool assign(NodeId p, std::string_view v, std::optional<ValueType> t, bool of_rule) {
+        if (!model_.typed) t.reset(); // every value is text
+        const bool same_text = doc_.value(p) == v;
+        const bool same_type = !t || (doc_.node(p).type == *t &&
+                                      (!model_.type_tag || doc_.tag(p) == model_.type_tag(*t)));
+        if (same_text && same_type) return false;
+        if (!same_text) doc_.node(p).value = of_rule ? text(v) : doc_.text(v);
+        if (t) {
+            doc_.node(p).type = *t;
+            tag_type(p, *t);
+        }
+        doc_.node(p).span = Span{};
+        return true;
+    }
+    // Gives an existing scalar the text `v` in its own type (converted; a string as it is).
+    Result<bool> assign_own(NodeId p, std::string_view v, const std::string& where) {
+        const ValueType own = doc_.node(p).type;
+        if (!model_.typed || own == ValueType::string || own == ValueType::none)
+            return assign(p, v, std::nullopt, true);
+        auto converted = convert(model_, v, own);
+        if (!converted)
+            return fail(where, fmt::format("expected a value that converts to {} (the property's "
+                                           "type), found {}",
+                                           type_label(own, model_), q(v)));
+        return assign(p, *converted, std::nullopt, false);
     }
 
     // The edits a component's properties and the custom state share, on the scalar children of
@@ -544,83 +792,100 @@ class StepRunner {
     // taken changes nothing.
     enum class Renamed { absent, taken, done };
     Renamed rename_scalar(NodeId parent, std::string_view from, std::string_view to) {
-        const NodeId p = find(doc_, parent, from, NodeKind::scalar);
+        const NodeId p = property(parent, from);
         if (p == k_no_node) return Renamed::absent;
-        if (find(doc_, parent, to, NodeKind::scalar) != k_no_node) return Renamed::taken;
+        if (named(parent, to) != k_no_node) return Renamed::taken;
         doc_.node(p).name = text(to);
         return Renamed::done;
     }
-    // Adds `key` = `value` last when it is missing; else, with `overwrite`, sets a value that
-    // differs.
-    bool put_scalar(NodeId parent, std::string_view key, std::string_view value, bool overwrite) {
-        const NodeId p = find(doc_, parent, key, NodeKind::scalar);
+    // Adds `key` = the step's value last when it is missing (in the step's type, or the model's);
+    // else, with `overwrite`, sets a value that differs (in the step's type, or the property's
+    // own). `where`: the property's path, for an error.
+    Result<bool> put_scalar(NodeId parent, std::string_view key, const Step& s, bool overwrite,
+                            const std::string& where) {
+        const NodeId p = named(parent, key);
         if (p == k_no_node) {
-            doc_.append(parent, NodeKind::scalar, text(key), text(value), {}, model_.value_type);
+            const ValueType t =
+                s.type == ValueType::none || !model_.typed ? model_.value_type : s.type;
+            const NodeId n = doc_.append(parent, NodeKind::scalar, text(key), text(s.value), {}, t);
+            tag_type(n, t);
             return true;
         }
-        if (!overwrite || doc_.value(p) == value) return false;
-        doc_.node(p).value = text(value);
-        return true;
+        if (!overwrite) return false;
+        if (doc_.node(p).kind != NodeKind::scalar)
+            return fail(where, fmt::format("cannot set {}: it holds more than one value", q(key)));
+        if (s.type != ValueType::none) return assign(p, s.value, s.type, true);
+        return assign_own(p, s.value, where);
     }
     bool drop_scalar(NodeId parent, std::string_view key) {
-        const NodeId p = find(doc_, parent, key, NodeKind::scalar);
+        const NodeId p = property(parent, key);
         if (p == k_no_node) return false;
         doc_.unlink(parent, p);
         return true;
     }
 
-    Result<void> on_entity(const Step& s, NodeId entity, std::uint64_t i) {
-        const NodeKind obj = NodeKind::object, scalar = NodeKind::scalar;
+    // --- The ops
+
+    Result<void> on_holder(const Step& s, NodeId holder, NodeId only, std::uint64_t i) {
         switch (s.op) {
-        case Op::rename_component: {
-            const NodeId c = find(doc_, entity, s.from, obj);
-            if (c == k_no_node) return {};
-            if (find(doc_, entity, s.to, obj) != k_no_node)
-                return fail(path(i, s.to),
-                            fmt::format("cannot rename component {} to {}: the entity has a {} "
-                                        "already",
-                                        q(s.from), q(s.to), q(s.to)));
-            doc_.node(c).name = text(s.to);
-            ++count_->components;
-            return {};
-        }
-        case Op::drop_component: {
-            const NodeId c = find(doc_, entity, s.component, obj);
-            if (c == k_no_node) return {};
-            count_->properties += doc_.child_count(c);
-            doc_.unlink(entity, c);
-            ++count_->components;
-            return {};
-        }
-        case Op::move_property: {
-            const NodeId from = find(doc_, entity, s.from, obj);
-            if (from == k_no_node) return {};
-            const NodeId p = find(doc_, from, s.property, scalar);
-            if (p == k_no_node) return {};
-            const NodeId to = find(doc_, entity, s.to, obj);
-            if (to == k_no_node)
-                return fail(path(i, s.from, s.property),
-                            fmt::format("cannot move {} from {} to {}: the entity has no {}",
-                                        q(s.property), q(s.from), q(s.to), q(s.to)));
-            if (find(doc_, to, s.property, scalar) != k_no_node)
-                return fail(path(i, s.to, s.property),
-                            fmt::format("cannot move {} from {}: {} has a {} already",
-                                        q(s.property), q(s.from), q(s.to), q(s.property)));
-            doc_.unlink(from, p);
-            doc_.link_last(to, p);
-            count_->components += 2;
-            ++count_->properties;
-            return {};
-        }
+        case Op::rename_component:
+            return each_component(holder, only, s.from, [&](NodeId c) -> Result<void> {
+                if (!model_.by_class && component(holder, s.to) != k_no_node)
+                    return fail(path(i, s.to),
+                                fmt::format("cannot rename component {} to {}: the entity has a "
+                                            "{} already",
+                                            q(s.from), q(s.to), q(s.to)));
+                if (model_.by_class)
+                    doc_.node(c).tag = doc_.tag_id(s.to);
+                else
+                    doc_.node(c).name = text(s.to);
+                ++count_->components;
+                return {};
+            });
+        case Op::drop_component:
+            return each_component(holder, only, s.component, [&](NodeId c) -> Result<void> {
+                count_->properties += doc_.child_count(c);
+                doc_.unlink(holder, c);
+                ++count_->components;
+                return {};
+            });
+        case Op::move_property:
+            return each_component(holder, only, s.from, [&](NodeId from) -> Result<void> {
+                if (opaque(from)) return binary(i, from, s.from);
+                const NodeId p = property(from, s.property);
+                if (p == k_no_node) return {};
+                const NodeId to = component(holder, s.to);
+                if (to == k_no_node)
+                    return fail(path(i, from, s.from, s.property),
+                                fmt::format("cannot move {} from {} to {}: {} has no {}",
+                                            q(s.property), q(s.from), q(s.to),
+                                            model_.by_class ? "its parent" : "the entity",
+                                            q(s.to)));
+                if (opaque(to)) return binary(i, to, s.to);
+                if (named(to, s.property) != k_no_node)
+                    return fail(path(i, to, s.to, s.property),
+                                fmt::format("cannot move {} from {}: {} has a {} already",
+                                            q(s.property), q(s.from), q(s.to), q(s.property)));
+                doc_.unlink(from, p);
+                doc_.link_last(to, p);
+                count_->components += 2;
+                ++count_->properties;
+                edited(from);
+                edited(to);
+                return {};
+            });
         default:
-            break;
+            return each_component(holder, only, s.component, [&](NodeId c) -> Result<void> {
+                if (opaque(c)) return binary(i, c, s.component);
+                const std::uint64_t before = count_->properties;
+                if (auto r = on_component(s, c, i); !r) return r;
+                if (count_->properties != before) {
+                    ++count_->components;
+                    edited(c);
+                }
+                return {};
+            });
         }
-        const NodeId c = find(doc_, entity, s.component, obj);
-        if (c == k_no_node) return {};
-        const std::uint64_t before = count_->properties;
-        if (auto r = on_component(s, c, i); !r) return r;
-        if (count_->properties != before) ++count_->components;
-        return {};
     }
 
     Result<void> on_component(const Step& s, NodeId c, std::uint64_t i) {
@@ -629,28 +894,29 @@ class StepRunner {
         case Op::rename_property: {
             const Renamed r = rename_scalar(c, s.from, s.to);
             if (r == Renamed::taken)
-                return fail(path(i, s.component, s.to),
+                return fail(path(i, c, s.component, s.to),
                             fmt::format("cannot rename {} to {}: {} has a {} already", q(s.from),
                                         q(s.to), q(s.component), q(s.to)));
             if (r == Renamed::done) ++count_->properties;
             return {};
         }
         case Op::set_default:
-        case Op::set_value:
-            if (put_scalar(c, s.property, s.value, s.op == Op::set_value)) ++count_->properties;
+        case Op::set_value: {
+            auto r = put_scalar(c, s.property, s, s.op == Op::set_value,
+                                path(i, c, s.component, s.property));
+            if (!r) return std::move(r).error();
+            if (*r) ++count_->properties;
             return {};
+        }
         case Op::retype: {
             const NodeId p = find(doc_, c, s.property, scalar);
             if (p == k_no_node) return {};
-            auto v = convert(doc_.value(p), s.type);
+            auto v = convert(model_, doc_.value(p), s.type);
             if (!v)
-                return fail(path(i, s.component, s.property),
+                return fail(path(i, c, s.component, s.property),
                             fmt::format("expected a value that converts to {}, found {}",
-                                        retype_name(s.type), q(doc_.value(p))));
-            if (*v != doc_.value(p)) { // a text of its own (text() keeps views of the rule's)
-                doc_.node(p).value = doc_.text(*v);
-                ++count_->properties;
-            }
+                                        type_label(s.type, model_), q(doc_.value(p))));
+            if (assign(p, *v, s.type, false)) ++count_->properties;
             return {};
         }
         case Op::map_values: {
@@ -659,14 +925,16 @@ class StepRunner {
             const std::string_view v = doc_.value(p);
             for (const auto& [from, to] : s.map)
                 if (from == v) {
-                    if (to != v) set_value(p, to);
+                    auto r = assign_own(p, to, path(i, c, s.component, s.property));
+                    if (!r) return std::move(r).error();
+                    if (*r) ++count_->properties;
                     return {};
                 }
             if (s.strict) {
                 // A value the map gives is one mapped already (a second run of the rule).
                 for (const auto& pair : s.map)
                     if (pair.second == v) return {};
-                return fail(path(i, s.component, s.property),
+                return fail(path(i, c, s.component, s.property),
                             fmt::format("expected a value the map names (strict), found {}", q(v)));
             }
             return {};
@@ -695,9 +963,12 @@ class StepRunner {
             if (r == Renamed::done) ++count_->custom;
             return {};
         }
-        case Op::set_custom:
-            if (put_scalar(custom_, s.key, s.value, true)) ++count_->custom;
+        case Op::set_custom: {
+            auto r = put_scalar(custom_, s.key, s, true, custom_path(s.key));
+            if (!r) return std::move(r).error();
+            if (*r) ++count_->custom;
             return {};
+        }
         case Op::drop_custom:
             if (drop_scalar(custom_, s.key)) ++count_->custom;
             return {};
@@ -709,6 +980,7 @@ class StepRunner {
     Document& doc_;
     const ContentModel& model_;
     const Rule& rule_;
+    std::vector<NodeId>& edited_;
     NodeId entities_ = k_no_node, custom_ = k_no_node;
     const Step* step_ = nullptr;
     std::size_t index_ = 0;
@@ -716,36 +988,36 @@ class StepRunner {
     std::vector<std::pair<std::string_view, Str>> names_;
 };
 
-Result<void> run_rule(Document& doc, const ContentModel& model, const Rule& rule,
-                      RulesApplied& out) {
-    StepRunner runner(doc, model, rule);
+// Runs one rule's steps; returns whether a step changed something.
+Result<bool> run_rule(Document& doc, const ContentModel& model, const Rule& rule, RulesApplied& out,
+                      std::vector<NodeId>& edited) {
+    StepRunner runner(doc, model, rule, edited);
+    bool touched = false;
     for (std::size_t i = 0; i < rule.steps.size(); ++i) {
         StepCount count;
         count.rule = rule.info.id;
         count.step = i + 1;
         count.op = std::string(rule.steps[i].op_name);
-        if (auto r = runner.run(rule.steps[i], i + 1, count); !r) return r;
+        if (auto r = runner.run(rule.steps[i], i + 1, count); !r) return std::move(r).error();
+        touched = touched || count.touched();
         out.steps.push_back(std::move(count));
     }
     out.rules_run.push_back(rule.info.id);
-    return {};
+    return touched;
 }
 
 // The module key's value node in the custom state, or k_no_node.
 NodeId module_node(const Document& doc, const ContentModel& model, std::string_view key) {
-    const NodeId custom = doc.child(doc.root(), model.custom_state);
+    const NodeId custom = custom_node(doc, model);
     if (custom == k_no_node) return k_no_node;
     return find(doc, custom, key, NodeKind::scalar);
 }
 
-// Runs a unit; returns whether anything changed the tree (a rule ran).
+// Runs a unit; returns whether anything changed the tree (a step changed something, or a chain's
+// rule ran and set its stamp).
 Result<bool> run_unit(Document& doc, const ContentModel& model, const RuleSet::Data& set,
-                      const Unit& unit, RulesApplied& out) {
-    if (unit.key.empty()) {
-        const Rule& rule = set.rules[unit.rules.front()];
-        if (auto r = run_rule(doc, model, rule, out); !r) return std::move(r).error();
-        return true;
-    }
+                      const Unit& unit, RulesApplied& out, std::vector<NodeId>& edited) {
+    if (unit.key.empty()) return run_rule(doc, model, set.rules[unit.rules.front()], out, edited);
     const Rule& first = set.rules[unit.rules.front()];
     const Rule& last = set.rules[unit.rules.back()];
     const std::uint32_t start = first.info.module->from, newest = last.info.module->to;
@@ -769,13 +1041,14 @@ Result<bool> run_unit(Document& doc, const ContentModel& model, const RuleSet::D
     for (std::size_t index : unit.rules) {
         const Rule& rule = set.rules[index];
         if (rule.info.module->from != at) continue; // below the save's version
-        if (auto r = run_rule(doc, model, rule, out); !r) return std::move(r).error();
+        if (auto r = run_rule(doc, model, rule, out, edited); !r) return std::move(r).error();
         at = rule.info.module->to;
-        // The stamp keeps its place: its node is found again, a step may have moved nothing of it
-        // (a step naming the module key is refused at load).
+        // The stamp keeps its place and its type: its node is found again, a step may have moved
+        // nothing of it (a step naming the module key is refused at load).
         const NodeId node = module_node(doc, model, unit.key);
         if (node == k_no_node) return make_error(ErrorCode::internal, "the module key went away");
         doc.node(node).value = doc.text(fmt::format("{}", at));
+        doc.node(node).span = Span{};
     }
     return true;
 }
@@ -821,11 +1094,17 @@ Result<RulesApplied> apply_checked(const RuleSet::Data& set, std::span<const Uni
     }
     Document& doc = migrated_doc ? migrated_doc->doc : parsed.doc;
     bool ran = false;
+    std::vector<NodeId> edited;
     for (const Unit& unit : units) {
         if (set.rules[unit.rules.front()].format != format) continue;
-        auto r = run_unit(doc, model, set, unit, out);
+        auto r = run_unit(doc, model, set, unit, out, edited);
         if (!r) return std::move(r).error();
         ran = ran || *r;
+    }
+    if (ran && model.commit) {
+        std::sort(edited.begin(), edited.end());
+        edited.erase(std::unique(edited.begin(), edited.end()), edited.end());
+        if (auto r = model.commit(doc, edited); !r) return r.error();
     }
     if (!ran) {
         out.bytes = migrated_doc ? std::move(current) : std::string(bytes);

@@ -6,10 +6,12 @@
 
 #include "sparksave/content_rules.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,14 +34,16 @@ enum class Op : std::uint8_t {
     drop_custom,
 };
 
-enum class Retype : std::uint8_t { none, integer, floating, boolean };
-
 // One [[step]]. Which members an op has: the table k_ops (content_rules.cpp).
 struct Step {
     Op op = Op::rename_component;
     std::string_view op_name;
     std::string component, property, from, to, key, value, reason;
-    Retype type = Retype::none;
+    // retype: its `to`; set-default, set-value, set-custom: the `type` given (none: the format's
+    // natural type for a value added, the property's own type for one that exists), `value` then
+    // holds the value's text in that type as the format writes it.
+    ValueType type = ValueType::none;
+    std::optional<NodePath> path; // `path` (text archive): the subtree the step is scoped to
     std::vector<std::pair<std::string, std::string>> map; // map-values, in file order
     bool strict = false;
 };

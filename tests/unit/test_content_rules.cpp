@@ -552,8 +552,8 @@ TEST_CASE("content rules: rule-file errors name file:line:column") {
         "version up");
     CHECK(load_error(k_head + "[[step]]\nop = \"drop-component\"\ncomponent = \"A\"\n") ==
           "r.toml:4:1: step 1: expected the member \"reason\"");
-    CHECK(load_error("id = \"x\"\nsummary = \"s\"\nformat = \"gmsv\"\n") ==
-          "r.toml:3:10: the rule: content rules are not available for this format (gmsv)");
+    CHECK(load_error("id = \"x\"\nsummary = \"s\"\nformat = \"tess_world\"\n") ==
+          "r.toml:3:10: the rule: content rules are not available for this format (tess_world)");
     CHECK(load_error("id = \"x\"\nsummary = \"s\"\nformat = \"nope\"\n")
               .starts_with("r.toml:3:10: the rule: unknown format \"nope\" (the formats are: "));
     CHECK(load_error("id = \"x\"\nsummary = \"s\"\nformat = \"spark_save\"\nextra = 1\n") ==

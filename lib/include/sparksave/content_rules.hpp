@@ -8,8 +8,13 @@
 //
 // The rule file (TOML) is documented in README.md "Content rules" (testdata/rules/ has examples).
 // Formats: the rules work on a format's content model (which node of its tree holds the entities,
-// their components, the properties and the custom state); `.spark_save` has one. A rule file for a
-// format without one is refused ("content rules are not available for this format").
+// their components, the properties and the custom state; format.hpp ContentModel); `.spark_save`,
+// GMSV (components by type name, a JSON component's members its properties, a binary one's not
+// editable, no custom state) and the text archive (class instances by class name anywhere, their
+// attributes, the top-level attributes as custom state, `path` to scope a step) have one. A rule
+// file for a format without one (tess_world, spark_kv) is refused ("content rules are not
+// available for this format"). A step's `type` (set-default, set-value, set-custom) is checked at
+// load against its value.
 //
 // Errors are values (Result<T>, error.hpp): nothing here throws across the API except
 // std::bad_alloc. An error in a rule file has code bad_usage and a message that begins
@@ -111,7 +116,10 @@ class RuleSet {
     // Loads and checks rule files given as text, in the order given (the order rules without
     // a module, and chains, run in). Checked here, before any save is read: the TOML syntax,
     // every member (unknown ops and members, missing members, wrong types, `to` <= `from`, a
-    // drop without `reason`, a step naming the module key), ids unique across the set, and
+    // drop without `reason`, a step naming the module key, a `value` that does not convert to its
+    // `type`, a `path` that is not a node path, what the format cannot have or hold: a module or
+    // a *-custom op in GMSV, a component name GMSV cannot write, a line feed in a text archive
+    // value), ids unique across the set, and
     // each module key's rules forming one contiguous chain (1->2, 2->3). The [[test]]s are not
     // run here (test()).
     SPARKSAVE_API static Result<RuleSet> parse(std::span<const RuleText> files);
@@ -128,7 +136,8 @@ class RuleSet {
     // and that needs no format migration comes back as it was (changed false). Errors: the
     // save's own (the reader's first error), a step's (node path, rule and step named: a rename
     // onto a name that exists, a move onto a property that exists, a value that does not
-    // convert), or the current version's rules refusing the result.
+    // convert, a property op on a binary-encoded GMSV component), or the current version's rules
+    // refusing the result. A rule without a module whose steps change nothing writes nothing.
     SPARKSAVE_API Result<RulesApplied> apply(std::span<const std::byte> save) const;
     // The same for a parsed save: its bytes (SaveView::bytes()).
     SPARKSAVE_API Result<RulesApplied> apply(const spark_save::SaveView& save) const;

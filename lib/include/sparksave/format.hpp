@@ -133,16 +133,54 @@ struct DirectoryModel {
 
 // Where a format's tree holds what content rules edit (sparksave/content_rules.hpp; the rule
 // engine, lib/src/content_rules.cpp, works on this model only, so a further format is a row).
-// The root's child `entities` is the list of entities; each entity is an object whose object
-// children are its components (named by type, at most one of a name), each component's scalar
-// children its properties (named by key, unique). `custom_state` is the root's object of
-// custom-state scalars (named by key, unique). Every value is the scalar's exact text; a scalar a
-// rule adds has `value_type`. The format's own migration brings a save to current_version
-// first: the model is that version's tree.
+// Components sit in holders: with `by_class` false (spark_save, gmsv), each child of the root's
+// list `entities` is an entity and the holder of its components, its children named by type (at
+// most one of a name); with `by_class` true (text_archive), every class instance (an object or
+// list node whose tag is its class name) is a component of that class, wherever it is: its
+// holders are the root (whose children, the top-level entries, are the entities) and every class
+// instance. A component's scalar children are its properties (named by key, unique; with
+// nested_properties, its children of any kind). The custom state is the root's object
+// `custom_state`, or, with `custom_at_root`, the root's own scalar children. Every value is the
+// scalar's exact text as the format writes it. The format's own migration brings a save to
+// current_version first: the model is that version's tree.
 struct ContentModel {
-    std::string_view entities;
-    std::string_view custom_state; // empty: the format has no custom state
-    ValueType value_type = ValueType::string;
+    std::string_view entities = {};     // the root's child listing the entities (by_class: unused)
+    std::string_view custom_state = {}; // empty: no object of custom state
+    bool custom_at_root = false;        // the root's scalar children are the custom state
+    bool by_class = false;              // components are class instances, matched by class name
+    // A component child of kind bytes is a component whose properties cannot be edited (GMSV's
+    // binary-encoded data): property ops on it are an error, component ops work on it.
+    bool opaque_components = false;
+    bool paths = false; // a step may have `path` (a subtree it is scoped to)
+    // A property's value may be an object or a list (GMSV's JSON members): rename, move and drop
+    // take it whole; the ops on a value (set, retype, map) take scalars only.
+    bool nested_properties = false;
+    std::string_view saves = {};              // the format's saves in messages ("GMSV saves")
+    ValueType value_type = ValueType::string; // the type of a value a rule adds without `type`
+    // A value's type is part of the save (GMSV's JSON, text_archive's `__PGSA` types): a value a
+    // rule sets on a property keeps the property's type unless the step gives one. Else every
+    // value is text (spark_save).
+    bool typed = false;
+    // How a value of a type is written: a bool's two texts; a float as 6 fixed decimals (the
+    // C++ engines' std::to_string) or, with json_floats, as the shortest JSON number that reads
+    // back as the float, with a fraction (`1.5`, `100.0`).
+    std::string_view true_text = "1", false_text = "0";
+    bool json_floats = false;
+    // Optional hooks (nullptr: nothing to do). Why a component cannot be named `name` (a
+    // rename-component's `to`, checked at load), or empty when it can.
+    std::string_view (*component_problem)(std::string_view name) = nullptr;
+    // Why a property or custom-state key cannot be named `name`, or a value cannot be `text` (a
+    // line the format's reader would read back otherwise), or empty when it can; checked at load
+    // on the names and values a step writes.
+    std::string_view (*property_problem)(std::string_view name) = nullptr;
+    std::string_view (*value_problem)(std::string_view text) = nullptr;
+    // The tag a scalar of a type carries (text_archive's `__PGSA` TYPE).
+    std::string_view (*type_tag)(ValueType type) = nullptr;
+    // After every rule that applies to a save ran, before the writer: brings the components whose
+    // properties the steps changed (each once, in the order first changed; some may have been
+    // dropped since) back to a tree the writer writes (GMSV: the data re-encoded from the
+    // members). A scalar whose value or type a step set has no span; the others keep theirs.
+    Result<void> (*commit)(Document& doc, std::span<const NodeId> components) = nullptr;
 };
 
 struct FormatInfo {
