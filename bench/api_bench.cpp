@@ -77,7 +77,8 @@ std::string rule_text(std::size_t steps) {
         t += "\n[[step]]\n";
         switch (i % 6) {
         case 0:
-            t += "op = \"rename-component\"\nfrom = " + c + "\nto = \"D" + std::to_string(i) + "\"\n";
+            t += "op = \"rename-component\"\nfrom = " + c + "\nto = \"D" + std::to_string(i) +
+                 "\"\n";
             break;
         case 1:
             t += "op = \"rename-property\"\ncomponent = " + c + "\nfrom = \"a\"\nto = \"b\"\n";
@@ -110,8 +111,9 @@ int fail(const char* what) {
 
 int main(int argc, char** argv) {
     if (argc < 3)
-        return fail("usage: api_bench metadata|head DIR | parse FILE | writer ENTITIES | rules-parse "
-                    "STEPS | rules FILE RULES [REPEAT]");
+        return fail(
+            "usage: api_bench metadata|head DIR | parse FILE | writer ENTITIES | rules-parse "
+            "STEPS | rules FILE RULES [REPEAT]");
     const std::string mode = argv[1];
     const int repeat_arg = mode == "rules" ? 4 : 3;
     if (mode == "rules" && argc < 4) return fail("usage: api_bench rules FILE RULES [REPEAT]");
@@ -190,8 +192,8 @@ int main(int argc, char** argv) {
             }
         });
     } else if (mode == "rules-parse") {
-        const sparksave::RuleText file{"bench.toml", rule_text(std::strtoull(argv[2], nullptr, 10)),
-                                       {}};
+        const sparksave::RuleText file{
+            "bench.toml", rule_text(std::strtoull(argv[2], nullptr, 10)), {}};
         seconds = best(repeat, [&] {
             auto set = sparksave::RuleSet::parse({&file, 1});
             if (!set) {
@@ -208,7 +210,8 @@ int main(int argc, char** argv) {
         seconds = best(repeat, [&] {
             auto r = set->apply(ss::as_save_bytes(data));
             if (!r || !r->changed) {
-                std::fprintf(stderr, "%s\n", r ? "the rules changed nothing" : r.error().describe().c_str());
+                std::fprintf(stderr, "%s\n",
+                             r ? "the rules changed nothing" : r.error().describe().c_str());
                 ok = false;
             }
         });

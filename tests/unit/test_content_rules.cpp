@@ -596,8 +596,9 @@ TEST_CASE("content rules: non-ASCII letters between tokens and after a line-endi
     CHECK(load_error("\xC3\xA9 = 1\n").starts_with("r.toml:1:1: "));
     CHECK(load_error(k_head + "x = 1 \xD0\x96\n").starts_with("r.toml:4:7: "));
     CHECK(load_error(k_head + "x = 1\xE3\x82\xA2\n").starts_with("r.toml:4:6: "));
-    RuleSet set = rules_of({one_step("op = \"rename-component\"\nfrom = \"HealthComponent\"\n"
-                                     "to = \"\"\"Health \\\n   \xC3\xA9\xD0\x96\xE3\x82\xA2\"\"\"\n")});
+    RuleSet set =
+        rules_of({one_step("op = \"rename-component\"\nfrom = \"HealthComponent\"\n"
+                           "to = \"\"\"Health \\\n   \xC3\xA9\xD0\x96\xE3\x82\xA2\"\"\"\n")});
     CHECK(content(apply_ok(set, health_save()).bytes)
               .starts_with("player: Transform{px=1.000000,parent=-1} Health "
                            "\xC3\xA9\xD0\x96\xE3\x82\xA2{current=85,max=100}"));
