@@ -448,6 +448,7 @@ void print(Printer& p, const DiffStat& stat, std::size_t differences) {
         return s;
     };
     auto record = p.record();
+    p.number("schemaVersion", k_json_schema_version);
     counts(stat.totals());
     {
         auto groups = p.object("groups");
@@ -676,6 +677,7 @@ void print(Printer& p, const MigrateSummary& s) {
         for (const StepCount& c : s.rule_steps) p.line(step_name(c) + ": " + touched(c));
     }
     auto record = p.record();
+    p.number("schemaVersion", k_json_schema_version);
     p.string("record", "summary");
     p.string("mode", s.mode == Mode::migrate   ? "migrate"
                      : s.mode == Mode::dry_run ? "dry-run"
@@ -722,6 +724,7 @@ void print(Printer& p, const MigrateSummary& s) {
 
 void print(Printer& p, const VersionRecord& r) {
     auto record = p.record();
+    p.number("schemaVersion", k_json_schema_version);
     p.string("version", r.version);
     p.line(fmt::format("sparksave {}", r.version));
     {

@@ -31,6 +31,12 @@
 
 namespace sparksave::app {
 
+// The version of the JSON layout of every record the tool prints (sparksave(1) JSON OUTPUT): the
+// first member of each, "schemaVersion". It grows when a member changes meaning or goes away (a
+// new member does not change it); the JSON Schema of each output is in man/schemas/, installed
+// with the man pages. `dump --json` is the format's lossless dump (its own schema: pack's input).
+inline constexpr std::uint64_t k_json_schema_version = 1;
+
 // The typed values of a record's members, and how JSON writes each.
 struct Null {}; // null
 struct Utf8 {
@@ -100,6 +106,7 @@ struct VerifyRecord {
     bool quiet = false, strict = false; // what the text shows
 
     template <class F> void members(F&& m) const {
+        m("schemaVersion", k_json_schema_version);
         m("path", Bytes{path});
         m("format", format ? Member(Utf8{format->name}) : Null{});
         m("version", version() ? Member(*version()) : Null{});
@@ -130,6 +137,7 @@ struct InfoRecord {
     const NamedFile* role = nullptr;
 
     template <class F> void members(F&& m) const {
+        m("schemaVersion", k_json_schema_version);
         m("path", Bytes{path});
         if (role) {
             m("role", Utf8{role_name()});
@@ -176,6 +184,7 @@ struct TempRecord {
     bool in_use = false;
 
     template <class F> void members(F&& m) const {
+        m("schemaVersion", k_json_schema_version);
         m("path", Bytes{path});
         m("format", Null{});
         m("staleTemporary", !in_use);
@@ -195,6 +204,7 @@ struct ChangeRecord {
     std::string path; // change.path, in node-path syntax
 
     template <class F> void members(F&& m) const {
+        m("schemaVersion", k_json_schema_version);
         const Change& c = change;
         auto value = [&](const Document* doc, NodeId id, const std::string& literal) -> Member {
             if (id == k_no_node) return Utf8{literal};
@@ -230,6 +240,7 @@ struct MigrateRecord {
     // "skipped", "left-alone", "unreadable", "failed".
     std::string_view outcome_name() const noexcept;
     template <class F> void members(F&& m) const {
+        m("schemaVersion", k_json_schema_version);
         const FileOutcome& o = *outcome;
         m("record", Utf8{"file"});
         m("path", Bytes{path});
