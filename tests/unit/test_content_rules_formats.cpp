@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -95,6 +96,94 @@ TEST_CASE("content rules, spark_save: `type` writes the value as the engine writ
           "r.toml:8:8: step 1: drop-component: spark_save saves have no \"path\" (it scopes a "
           "step of a text_archive rule)");
 }
+
+// Random draws for the random tests, and random [[step]]s that name the components `named` and
+// the properties `keys` only, so that what they do not name can be checked untouched.
+class Draw {
+  public:
+    explicit Draw(unsigned seed) : rng_(seed) {}
+    std::string pick(const std::vector<std::string>& from) {
+        return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng_)];
+    }
+    bool chance(int percent) { return std::uniform_int_distribution<int>(0, 99)(rng_) < percent; }
+    // One to four steps; `paths`: a `path` some component steps get; `drops`: set when a step
+    // drops a component.
+    std::string steps(const std::vector<std::string>& named, const std::vector<std::string>& keys,
+                      const std::vector<std::string>& paths, bool& drops) {
+        std::string out;
+        for (int i = std::uniform_int_distribution<int>(1, 4)(rng_); i > 0; --i) {
+            const std::string c = pick(named), d = pick(named), p = pick(keys), q = pick(keys);
+            const std::string head =
+                "[[step]]\ncomponent = \"" + c + "\"\n" +
+                (!paths.empty() && chance(20) ? "path = \"" + pick(paths) + "\"\n" : "");
+            const std::string prop = head + "property = \"" + p + "\"\n";
+            switch (std::uniform_int_distribution<int>(0, 6)(rng_)) {
+            case 0:
+                out += p == q ? prop + "op = \"drop-property\"\nreason = \"r\"\n"
+                              : head + "op = \"rename-property\"\nfrom = \"" + p + "\"\nto = \"" +
+                                    q + "\"\n";
+                break;
+            case 1:
+                if (c != d)
+                    out += "[[step]]\nop = \"" +
+                           std::string(chance(50) ? "move-property\"\nproperty = \"" + p + "\"\n"
+                                                  : "rename-component\"\n") +
+                           "from = \"" + c + "\"\nto = \"" + d + "\"\n";
+                break;
+            case 2:
+                out += prop + "op = \"" + (chance(50) ? "set-default" : "set-value") +
+                       "\"\nvalue = \"" + pick({"1", "0", "2.5", "x", "true"}) + "\"\n" +
+                       (chance(50) ? "type = \"" + pick({"string", "float", "bool"}) + "\"\n" : "");
+                break;
+            case 3:
+                out += prop + "op = \"retype\"\nto = \"" + pick({"int", "float", "bool"}) + "\"\n";
+                break;
+            case 4:
+                drops = true;
+                out += head + "op = \"drop-component\"\nreason = \"r\"\n";
+                break;
+            default:
+                out += prop + "op = \"map-values\"\nmap = { x = \"y\", \"1\" = \"2\", \"3\" = "
+                              "\"4\" }\n";
+                break;
+            }
+        }
+        return out;
+    }
+
+  private:
+    std::mt19937 rng_;
+};
+
+// Applies random rule bodies, counting what applied and what was refused (a refusal must name its
+// node, a rule file that does not load must be a value that does not convert to its type).
+struct RandomRuns {
+    int applied = 0, refused = 0;
+    std::optional<std::string> apply(const std::string& format, const std::string& body,
+                                     const std::string& save) {
+        if (body.empty()) return std::nullopt;
+        const RuleText file{
+            "r.toml", "id = \"r\"\nsummary = \"s\"\nformat = \"" + format + "\"\n" + body, {}};
+        auto set = RuleSet::parse({&file, 1});
+        if (!set) { // "x" as a float, "2.5" as a bool
+            CHECK(set.error().message.find("to convert to") != std::string::npos);
+            return std::nullopt;
+        }
+        auto r = set->apply(bytes_of(save));
+        if (!r) {
+            ++refused;
+            CHECK(r.error().code == ErrorCode::bad_value);
+            CHECK_FALSE(r.error().path.empty());
+            return std::nullopt;
+        }
+        ++applied;
+        return std::move(r->bytes);
+    }
+    void check() const {
+        CHECK(applied > 50);
+        CHECK(refused > 5);
+    }
+};
 
 // --- GMSV --------------------------------------------------------------------------------------
 
@@ -358,22 +447,14 @@ std::vector<std::string> member_texts(const std::string& save, std::size_t entit
 
 TEST_CASE("content rules, gmsv: random saves x random steps: the result reads back, and what no "
           "step names keeps its text") {
-    std::mt19937 rng(2303);
-    auto pick = [&](const std::vector<std::string>& from) {
-        return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
-    };
-    auto chance = [&](int percent) {
-        return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
-    };
+    Draw draw(2303);
     // Steps name Position, Health, Inventory and the members A, B, C; never type9 or D.
     const std::vector<std::string> named = {"Position", "Health", "Inventory"};
-    const std::vector<std::string> keys = {"A", "B", "C"};
     const std::vector<std::string> json_values = {
         "1",    "-0.5", "1E3",    R"("x")",         R"("Caf\u00e9")",
         "true", "null", "[1, 2]", R"({ "n": {} })", "0.1"};
-    const std::vector<std::string> rule_values = {"1", "2.5", "x", "true", "0"};
     const std::vector<std::string> guids = {k_guid0, k_guid1};
-    int applied_ok = 0, refused = 0;
+    RandomRuns runs;
     for (int round = 0; round < 200; ++round) {
         std::string entities;
         for (const std::string& guid : guids) {
@@ -382,20 +463,20 @@ TEST_CASE("content rules, gmsv: random saves x random steps: the result reads ba
                                                 {2, "Health"},
                                                 {3, "Inventory"},
                                                 {9, "type9"}}) {
-                if (!chance(70)) continue;
+                if (!draw.chance(70)) continue;
                 std::string c = R"({"type": )" + std::to_string(type_id) + R"(, "name": ")" +
                                 std::string(type) + "\", ";
-                if (chance(20)) {
+                if (draw.chance(20)) {
                     c += R"("hex": "00ff")";
                 } else {
                     std::string members;
                     for (const char* k : {"A", "B", "C", "D"})
-                        if (chance(60))
-                            members += std::string(members.empty() ? ""
-                                                   : chance(50)    ? ", "
-                                                                   : ",") +
-                                       "\"" + k + "\"" + (chance(30) ? " : " : ":") +
-                                       pick(json_values);
+                        if (draw.chance(60))
+                            members += std::string(members.empty()   ? ""
+                                                   : draw.chance(50) ? ", "
+                                                                     : ",") +
+                                       "\"" + k + "\"" + (draw.chance(30) ? " : " : ":") +
+                                       draw.pick(json_values);
                     c += R"("json": {)" + members + "}";
                 }
                 components += (components.empty() ? "" : ", ") + c + "}";
@@ -404,78 +485,19 @@ TEST_CASE("content rules, gmsv: random saves x random steps: the result reads ba
                         components + "]}";
         }
         const std::string save = gmsv_save(entities);
-        std::string body;
         bool drops = false;
-        const int steps = std::uniform_int_distribution<int>(1, 4)(rng);
-        for (int i = 0; i < steps; ++i) {
-            const std::string c = pick(named), d = pick(named), p = pick(keys), q = pick(keys);
-            const std::string head = "[[step]]\ncomponent = \"" + c + "\"\n";
-            const std::string prop = head + "property = \"" + p + "\"\n";
-            switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
-            case 0:
-                body += p == q ? prop + "op = \"drop-property\"\nreason = \"r\"\n"
-                               : head + "op = \"rename-property\"\nfrom = \"" + p + "\"\nto = \"" +
-                                     q + "\"\n";
-                break;
-            case 1:
-                if (c != d)
-                    body += "[[step]]\nop = \"move-property\"\nproperty = \"" + p +
-                            "\"\nfrom = \"" + c + "\"\nto = \"" + d + "\"\n";
-                break;
-            case 2:
-                body +=
-                    prop + "op = \"" + (chance(50) ? "set-default" : "set-value") +
-                    "\"\nvalue = \"" + pick(rule_values) + "\"\n" +
-                    (chance(50) ? "type = \"" + pick({"string", "float", "bool"}) + "\"\n" : "");
-                break;
-            case 3:
-                body += prop + "op = \"retype\"\nto = \"" + pick({"int", "float", "bool"}) + "\"\n";
-                break;
-            case 4:
-                body += prop + "op = \"map-values\"\nmap = { x = \"y\", \"1\" = \"2\" }\n";
-                break;
-            case 5:
-                if (c != d)
-                    body += "[[step]]\nop = \"rename-component\"\nfrom = \"" + c + "\"\nto = \"" +
-                            d + "\"\n";
-                break;
-            case 6:
-                drops = true;
-                body += head + "op = \"drop-component\"\nreason = \"r\"\n";
-                break;
-            default:
-                body += prop + "op = \"drop-property\"\nreason = \"r\"\n";
-                break;
-            }
-        }
-        if (body.empty()) continue;
-        const RuleText file{
-            "r.toml", "id = \"r\"\nsummary = \"s\"\nformat = \"gmsv\"\n" + body, {}};
-        auto set = RuleSet::parse({&file, 1});
-        if (!set) { // a typed value that does not convert ("x" as a float, "2.5" as a bool)
-            CHECK(set.error().message.find("to convert to") != std::string::npos);
-            continue;
-        }
-        auto r = set->apply(bytes_of(save));
-        if (!r) {
-            ++refused;
-            CHECK(r.error().code == ErrorCode::bad_value);
-            CHECK(r.error().path.starts_with("entities["));
-            continue;
-        }
-        ++applied_ok;
-        const Parsed in = read_as("gmsv", save), out = read_as("gmsv", r->bytes);
+        const auto out = runs.apply("gmsv", draw.steps(named, {"A", "B", "C"}, {}, drops), save);
+        if (!out) continue;
+        const Parsed in = read_as("gmsv", save), result = read_as("gmsv", *out);
         for (std::size_t e = 0; e < guids.size(); ++e) {
-            const std::string entity = "entities[" + std::to_string(e) + "]";
-            const std::string type9 = entity + ".type9";
+            const std::string type9 = "entities[" + std::to_string(e) + "].type9";
             if (resolve(in.doc, *NodePath::parse(type9)))
                 CHECK(in.doc.value(test::at(in.doc, type9.c_str())) ==
-                      out.doc.value(test::at(out.doc, type9.c_str())));
-            if (!drops) CHECK(member_texts(save, e, "D") == member_texts(r->bytes, e, "D"));
+                      result.doc.value(test::at(result.doc, type9.c_str())));
+            if (!drops) CHECK(member_texts(save, e, "D") == member_texts(*out, e, "D"));
         }
     }
-    CHECK(applied_ok > 50);
-    CHECK(refused > 10);
+    runs.check();
 }
 
 // --- Text archive ------------------------------------------------------------------------------
@@ -698,98 +720,46 @@ std::vector<std::string> lines_with(const std::string& text, std::string_view ne
 
 TEST_CASE("content rules, text_archive: random archives x random steps: the result reads back, "
           "and what no step names keeps its text") {
-    std::mt19937 rng(2304);
-    auto pick = [&](const std::vector<std::string>& from) {
-        return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
-    };
-    auto chance = [&](int percent) {
-        return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
-    };
+    Draw draw(2304);
     // Steps name the classes A, B, C and the attributes a, b, c; never the class Z or `z`.
-    const std::vector<std::string> classes = {"A", "B", "C", "Z"}, named = {"A", "B", "C"};
-    const std::vector<std::string> attributes = {"a", "b", "c", "z"}, keys = {"a", "b", "c"};
+    const std::vector<std::string> classes = {"A", "B", "C", "Z"};
     const std::vector<std::string> typed_values = {
         "int {3}",    "int {-1}",   "float {2.500000}", "bool {true}",
         "string {x}", "size_t {7}", "string {}",        "double {1.000000}"};
     std::function<std::string(std::size_t)> body = [&](std::size_t depth) {
-        std::string out = pick(classes) + " {\n";
+        std::string out = draw.pick(classes) + " {\n";
         std::vector<std::string> children;
-        for (const std::string& a : attributes)
-            if (chance(50))
-                children.push_back(std::string(depth, '\t') + a + ": __PGSA " + pick(typed_values));
+        for (const char* a : {"a", "b", "c", "z"})
+            if (draw.chance(50))
+                children.push_back(std::string(depth, '\t') + a + ": __PGSA " +
+                                   draw.pick(typed_values));
         if (depth < 3)
             for (const char* name : {"p", "q"})
-                if (chance(40))
+                if (draw.chance(40))
                     children.push_back(std::string(depth, '\t') + name + ": " + body(depth + 1));
         for (std::size_t i = 0; i < children.size(); ++i)
             out += children[i] + (i + 1 < children.size() ? ",\n" : "\n");
         return out + std::string(depth - 1, '\t') + "}";
     };
-    int applied_ok = 0, refused = 0;
+    RandomRuns runs;
     for (int round = 0; round < 200; ++round) {
         std::string archive = "1.0.0\nversion: __PGSA int {1}\n";
         for (const char* entry : {"e1", "e2", "e3"})
-            if (chance(80)) archive += std::string(entry) + ": " + body(1) + "\n";
-        std::string steps;
+            if (draw.chance(80)) archive += std::string(entry) + ": " + body(1) + "\n";
         bool drops = false;
-        for (int i = std::uniform_int_distribution<int>(1, 4)(rng); i > 0; --i) {
-            const std::string c = pick(named), d = pick(named), p = pick(keys), q = pick(keys);
-            const std::string head =
-                "[[step]]\ncomponent = \"" + c + "\"\n" +
-                (chance(20) ? "path = \"" + pick({"e1", "e2.p", "e3.q.p", "e1.x"}) + "\"\n" : "");
-            const std::string prop = head + "property = \"" + p + "\"\n";
-            switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
-            case 0:
-                steps += p == q ? prop + "op = \"drop-property\"\nreason = \"r\"\n"
-                                : head + "op = \"rename-property\"\nfrom = \"" + p + "\"\nto = \"" +
-                                      q + "\"\n";
-                break;
-            case 1:
-                if (c != d)
-                    steps += "[[step]]\nop = \"move-property\"\nproperty = \"" + p +
-                             "\"\nfrom = \"" + c + "\"\nto = \"" + d + "\"\n";
-                break;
-            case 2:
-                steps += prop + "op = \"" + (chance(50) ? "set-default" : "set-value") +
-                         "\"\nvalue = \"" + pick({"1", "0", "2.5", "x"}) + "\"\n";
-                break;
-            case 3:
-                steps +=
-                    prop + "op = \"retype\"\nto = \"" + pick({"int", "float", "bool"}) + "\"\n";
-                break;
-            case 4:
-                if (c != d)
-                    steps += "[[step]]\nop = \"rename-component\"\nfrom = \"" + c + "\"\nto = \"" +
-                             d + "\"\n";
-                break;
-            case 5:
-                drops = true;
-                steps += head + "op = \"drop-component\"\nreason = \"r\"\n";
-                break;
-            default:
-                steps += prop + "op = \"map-values\"\nmap = { x = \"y\", \"3\" = \"4\" }\n";
-                break;
-            }
-        }
-        if (steps.empty()) continue;
-        const RuleSet set = rule("text_archive", steps);
-        auto r = set.apply(bytes_of(archive));
-        if (!r) {
-            ++refused;
-            CHECK(r.error().code == ErrorCode::bad_value);
-            CHECK_FALSE(r.error().path.empty());
-            continue;
-        }
-        ++applied_ok;
-        read_as("text_archive", r->bytes); // no error
-        CHECK(lines_with(r->bytes, "version: __PGSA int {1}").size() == 1);
+        const auto out = runs.apply(
+            "text_archive",
+            draw.steps({"A", "B", "C"}, {"a", "b", "c"}, {"e1", "e2.p", "e3.q.p", "e1.x"}, drops),
+            archive);
+        if (!out) continue;
+        read_as("text_archive", *out); // no error
+        CHECK(lines_with(*out, "version: __PGSA int {1}").size() == 1);
         if (!drops) {
-            CHECK(lines_with(r->bytes, "z: __PGSA") == lines_with(archive, "z: __PGSA"));
-            CHECK(lines_with(r->bytes, "Z {").size() == lines_with(archive, "Z {").size());
+            CHECK(lines_with(*out, "z: __PGSA") == lines_with(archive, "z: __PGSA"));
+            CHECK(lines_with(*out, "Z {").size() == lines_with(archive, "Z {").size());
         }
     }
-    CHECK(applied_ok > 50);
-    CHECK(refused > 5);
+    runs.check();
 }
 
 TEST_CASE("content rules, text_archive: the corpus and the engine's own files keep every byte "
