@@ -14,6 +14,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <exception>
@@ -46,6 +47,11 @@ using namespace sparksave::app;
 
 namespace {
 
+// The exit status of a stop (128 + the signal's number), set by the thread that takes it before
+// it abandons the writes: a run whose last files failed as "interrupted" ends with it even when
+// the main thread gets to its end before the stopping thread's _Exit (main()).
+std::atomic<int> g_stop_status{0};
+
 #ifdef _WIN32
 
 // Ctrl+C or Ctrl+Break, the console closed, the user logging off, the system shutting down:
@@ -62,6 +68,7 @@ BOOL WINAPI on_console_event(DWORD event) {
         status = 130;
     else if (event == CTRL_CLOSE_EVENT)
         status = 129;
+    g_stop_status.store(status);
     sparksave::abandon_writes();
     std::_Exit(status);
 }
@@ -86,6 +93,7 @@ constexpr int k_stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 void wait_for_stop_signal(sigset_t set) {
     int sig = 0;
     while (sigwait(&set, &sig) != 0) {}
+    g_stop_status.store(128 + sig);
     sparksave::abandon_writes();
     std::_Exit(128 + sig);
 }
@@ -228,7 +236,8 @@ std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv)
 
 } // namespace
 
-int main(int argc, char** argv) {
+// The program, but for how a stop ends it (main()).
+static int run(int argc, char** argv) {
     install_signal_handlers();
 #ifdef _WIN32
     Utf8Arguments utf8(argc, argv);
@@ -300,4 +309,11 @@ int main(int argc, char** argv) {
         return k_exit_trouble;
     }
     return exit_code;
+}
+
+int main(int argc, char** argv) {
+    const int code = run(argc, argv);
+    // Stopped while the work ended: the status of the stop, whichever thread gets here first.
+    if (const int status = g_stop_status.load()) std::_Exit(status);
+    return code;
 }
