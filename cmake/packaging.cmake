@@ -5,7 +5,7 @@
 #       libsparksave-dev  the static library, its headers, its CMake package, sparksave.pc,
 #                         sparksave(3), the format reference
 #   (cd build/windows-cross && cpack -G ZIP)   the Windows build's zip:
-#       sparksave.exe, README.md and COPYRIGHT.txt
+#       sparksave.exe, README.md, COPYRIGHT.txt and the JSON Schemas (share/doc/sparksave/schemas)
 # The install components (CMakeLists.txt) are the packages: `tool` and `dev`.
 # .ci/package builds, lints (lintian) and installs both .debs (dpkg -x), then builds the
 # engine-shaped consumer against them.
@@ -27,10 +27,13 @@ set(CPACK_SOURCE_IGNORE_FILES "/build/;/\\\\.git/;/bench/out/;/bench/node_module
 if(WIN32)
     # The zip: the tool alone, with the README and the copyright beside it.
     set(CPACK_GENERATOR ZIP)
-    set(CPACK_ARCHIVE_COMPONENT_INSTALL OFF)
+    # The tool's component alone (not the library's), in one archive.
+    set(CPACK_ARCHIVE_COMPONENT_INSTALL ON)
+    set(CPACK_COMPONENTS_GROUPING ALL_COMPONENTS_IN_ONE)
     set(CPACK_COMPONENTS_ALL tool)
     set(CPACK_PACKAGE_FILE_NAME "sparksave-${PROJECT_VERSION}-windows-x86_64")
     set(CPACK_INCLUDE_TOPLEVEL_DIRECTORY ON)
+    set(CPACK_COMPONENT_INCLUDE_TOPLEVEL_DIRECTORY ON)
     install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION . COMPONENT tool)
     install(FILES ${PROJECT_SOURCE_DIR}/cmake/copyright DESTINATION . RENAME COPYRIGHT.txt
             COMPONENT tool)
