@@ -13,6 +13,8 @@
 #include "sparksave/format.hpp"
 #include "sparksave/json_reader.hpp"
 
+#include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -45,7 +47,8 @@ using json::Value;
 //    derives them), except metadata.fields, which pack writes when they were edited;
 //  - "complete": true in the input is the dump's default (it has no such member);
 //  - tess and GMSV integers may be a JSON number, a decimal string or a "0x" string, and tess's
-//    lattice and residency a name or the number;
+//    lattice and residency a name or the number, and a tile of a 32-bit float field compares
+//    as the float pack rounds it to;
 //  - a GMSV component's "json" is its data, compared byte for byte;
 //  - when pack notes that metadata.fields won over metadata.raw, raw is the rebuilt block.
 class Compare {
@@ -56,12 +59,45 @@ class Compare {
 
     // Empty when equal, else the JSON path of the first difference and what differs.
     std::string run(const Value& a, const Value& b) {
+        if (format_ == "tess_world") float_widths(b);
         value(a, b, "", 0);
         return problem_;
     }
 
   private:
     bool numeric_format() const { return format_ == "tess_world" || format_ == "gmsv"; }
+
+    // tess: the width of each float field of the dump's descriptors (0: not a float), so that
+    // a tile's number compares as the float pack makes of it: pack rounds a JSON number to the
+    // nearest float of the column's width, as a JSON reader rounds one to a double (an input of
+    // more digits than a 32-bit float holds dumps as the shortest text of that float).
+    void float_widths(const Value& root) {
+        out_.members(root, [&](std::string_view k, const Value& fields) {
+            if (k != "fields") return true;
+            out_.elements(fields, [&](std::size_t, const Value& field) {
+                std::size_t width = 0;
+                bool is_float = false;
+                out_.members(field, [&](std::string_view m, const Value& v) {
+                    if (m == "kind") is_float = out_.decoded(v) == "float";
+                    if (m == "width")
+                        width = static_cast<std::size_t>(
+                            std::strtoull(std::string(out_.raw(v)).c_str(), nullptr, 10));
+                    return true;
+                });
+                widths_.push_back(is_float ? width : 0);
+                return true;
+            });
+            return false;
+        });
+    }
+    // The float width of the tile at `path` ("chunks[0].fields[1][5]"), or 0.
+    std::size_t float_width(const std::string& path) const {
+        if (!path.starts_with("chunks[")) return 0;
+        const std::size_t at = path.find("].fields[");
+        if (at == std::string::npos) return 0;
+        const std::size_t field = std::strtoull(path.c_str() + at + 9, nullptr, 10);
+        return field < widths_.size() ? widths_[field] : 0;
+    }
 
     void differ(const std::string& path, std::string what) {
         if (problem_.empty())
@@ -248,6 +284,14 @@ class Compare {
         if (a.kind == Kind::number && b.kind == Kind::number) {
             const std::string sa(in_.raw(a)), sb(out_.raw(b));
             if (sa == sb) return;
+            if (float_width(path) == 4) {
+                float fa = 0, fb = 0;
+                std::from_chars(sa.data(), sa.data() + sa.size(), fa);
+                std::from_chars(sb.data(), sb.data() + sb.size(), fb);
+                if (std::bit_cast<std::uint32_t>(fa) != std::bit_cast<std::uint32_t>(fb))
+                    differ(path, "another 32-bit float: " + sa + " became " + sb);
+                return;
+            }
             const double da = std::strtod(sa.c_str(), nullptr);
             const double db = std::strtod(sb.c_str(), nullptr);
             if (da != db) differ(path, "another number: " + sa + " became " + sb);
@@ -262,6 +306,7 @@ class Compare {
     std::string_view format_;
     bool rebuilt_;
     std::string problem_;
+    std::vector<std::size_t> widths_; // float_widths()
 };
 
 std::string dump(const FormatInfo& format, const std::string& bytes, Findings& findings) {
