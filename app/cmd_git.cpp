@@ -150,9 +150,9 @@ int run_diff_driver(const std::vector<std::string>& a) {
         return k_exit_ok;
     }
     if (a.size() != 7 && a.size() != 9)
-        usage_error(fmt::format("git diff-driver takes git's 7 arguments (PATH OLD-FILE OLD-HEX "
-                                "OLD-MODE NEW-FILE NEW-HEX NEW-MODE; 9 for a rename, 1 for an "
-                                "unmerged path), found {}",
+        usage_error(fmt::format("expected git's 7 arguments (PATH OLD-FILE OLD-HEX OLD-MODE "
+                                "NEW-FILE NEW-HEX NEW-MODE; 9 for a rename, 1 for an unmerged "
+                                "path), found {}",
                                 a.size()));
     const std::string& path = a[0];
     const std::string& new_path = a.size() == 9 ? a[7] : a[0];
@@ -188,8 +188,8 @@ int run_diff_driver(const std::vector<std::string>& a) {
 // by the merge), THEIRS, and the path in the repository that messages name.
 int run_merge_driver(const std::vector<std::string>& a) {
     if (a.size() != 3 && a.size() != 4)
-        usage_error(fmt::format("git merge-driver takes git's %O %A %B %P (BASE OURS THEIRS "
-                                "PATH; PATH may be left out), found {} arguments",
+        usage_error(fmt::format("expected git's %O %A %B %P (BASE OURS THEIRS PATH; PATH may be "
+                                "left out), found {} arguments",
                                 a.size()));
     return merge_files(a[0], a[1], a[2], "", a.size() == 4 ? a[3] : std::string());
 }
