@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <unordered_map>
 
 SPARKSAVE_BEGIN_NAMESPACE
@@ -28,6 +29,8 @@ std::string_view conflict_kind_text(MergeConflict::Kind kind) noexcept {
         return "ordered differently on the two sides";
     case MergeConflict::Kind::items:
         return "items added or removed on both sides";
+    case MergeConflict::Kind::repeated:
+        return "children of a repeated name added or removed";
     }
     return "changed on both sides";
 }
@@ -268,6 +271,21 @@ class Merger {
                 }
                 if (!std::is_sorted(order.begin(), order.end())) {
                     conflict(Kind::order, b, o, t);
+                    return;
+                }
+            }
+        }
+
+        // A name that repeats: its children are matched by occurrence, which is no identity once
+        // a side has more or fewer of them (the second of two is the first after a removal).
+        {
+            std::unordered_map<std::string_view, std::array<std::size_t, 3>> counts;
+            for (const auto& k : keys_b) ++counts[k.name][0];
+            for (const auto& k : keys_o) ++counts[k.name][1];
+            for (const auto& k : keys_t) ++counts[k.name][2];
+            for (const auto& [name, n] : counts) {
+                if (std::max({n[0], n[1], n[2]}) > 1 && (n[0] != n[1] || n[1] != n[2])) {
+                    conflict(Kind::repeated, b, o, t);
                     return;
                 }
             }

@@ -255,3 +255,17 @@ TEST_CASE("merge: saves of different versions or formats are refused") {
     const Parsed c = g.read(g.base);
     REQUIRE_FALSE(merge(a.doc, a.doc, c.doc));
 }
+
+TEST_CASE("merge: a repeated name whose number changed is a conflict (occurrence is no identity)") {
+    const Saves s("spark_save/valid/v1-duplicates.spark_save");
+    const std::string both = "[\"current\", \"1\"],\n            [\"current\", \"2\"]";
+    const std::string ours = s.edited({{both, "[\"current\", \"2\"]"}});
+    const std::string theirs =
+        s.edited({{both, "[\"current\", \"1\"],\n            [\"current\", \"5\"]"}});
+    CHECK(merged(s, s.base, ours, theirs).conflicts ==
+          std::vector<std::string>{
+              "children of a repeated name added or removed entities[name=dup].HealthComponent"});
+    // The same number on every side: matched by occurrence, merged.
+    const MergeOutcome m = merged(s, s.base, theirs, s.base);
+    CHECK(m.bytes == theirs);
+}

@@ -11,7 +11,9 @@
 //   - a list (the entities) whose items were added or removed on both sides, unless both sides
 //     did the same: an item's index can be what other values refer to (a spark_save v4
 //     Transform.parent), so the positions one side gave would shift under the other's;
-//   - a list of unnamed items (Vector items) whose length changed, when both sides changed it.
+//   - a list of unnamed items (Vector items) whose length changed, when both sides changed it;
+//   - children of a repeated name (a v1 duplicate) whose number differs between the sides: they
+//     are matched by occurrence, which is no identity once one of them is added or removed.
 // Values derived from the rest of the file (diff.hpp is_derived: checksums, counts) are not
 // merged: the writer recomputes them, and the result's check catches a count it does not.
 // The merged tree is written with the format's writer, read back, checked against the rules of
@@ -47,6 +49,7 @@ struct MergeConflict {
         added_both,      // added on both sides with different content
         order,           // the sides ordered the same children differently
         items,           // a list's items added or removed on both sides
+        repeated,        // children of a repeated name added or removed (matched by occurrence)
     };
     // One side at the conflict's path: a node of that side's document, an element's text (a
     // column element), or nothing (absent: `node` is k_no_node and `text` empty).
