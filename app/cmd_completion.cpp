@@ -32,6 +32,7 @@ struct CommandModel {
     std::string name, help;
     std::vector<OptionModel> options;
     std::vector<std::string> choices; // of its positional argument (else it takes files)
+    std::vector<CommandModel> subs;   // its own commands (`git install`): choices are their names
 };
 
 // An option as the model has it: its value's kind from its type name, which the definitions
@@ -81,13 +82,29 @@ bool inherited(const OptionModel& o) {
 std::vector<CommandModel> commands_of(const CLI::App& app) {
     std::vector<CommandModel> out;
     for (const CLI::App* sub : app.get_subcommands({})) {
-        CommandModel c{sub->get_name(), sub->get_description(), options_of(*sub), {}};
+        CommandModel c{sub->get_name(), sub->get_description(), options_of(*sub), {}, {}};
         for (const CLI::Option* opt : sub->get_options())
             if (!opt->nonpositional()) {
                 OptionModel m = option_model(*opt);
                 if (m.value == Value::choices) c.choices = m.choices;
             }
+        c.subs = commands_of(*sub);
+        for (const CommandModel& s : c.subs) c.choices.push_back(s.name);
         out.push_back(std::move(c));
+    }
+    return out;
+}
+
+// The commands with their own commands' after them, each of those named `command:sub` (the
+// name the scripts give it).
+std::vector<CommandModel> flattened(const std::vector<CommandModel>& cmds) {
+    std::vector<CommandModel> out;
+    for (const CommandModel& c : cmds) {
+        out.push_back(c);
+        for (CommandModel s : c.subs) {
+            s.name = c.name + ":" + s.name;
+            out.push_back(std::move(s));
+        }
     }
     return out;
 }
@@ -141,8 +158,24 @@ std::string bash(const std::vector<OptionModel>& globals, const std::vector<Comm
          "        -*) ;;\n"
          "        *) cmd=$w; break ;;\n"
          "        esac\n"
-         "    done\n"
-         "    for ((i++; i < COMP_CWORD; i++)); do\n"
+         "    done\n";
+    // A command with commands of its own (`git install`): the next word that is not an option.
+    std::vector<std::string> nesting;
+    for (const auto& c : cmds)
+        if (!c.subs.empty()) nesting.push_back(c.name);
+    if (!nesting.empty())
+        s += "    case $cmd in\n"
+             "    " +
+             joined(nesting, "|") +
+             ")\n"
+             "        for ((i++; i < COMP_CWORD; i++)); do\n"
+             "            case ${COMP_WORDS[i]} in\n"
+             "            -*) ;;\n"
+             "            *) cmd=$cmd:${COMP_WORDS[i]}; break ;;\n"
+             "            esac\n"
+             "        done ;;\n"
+             "    esac\n";
+    s += "    for ((i++; i < COMP_CWORD; i++)); do\n"
          "        if [[ ${COMP_WORDS[i]} == -- ]]; then\n"
          "            COMPREPLY=($(compgen -f -- \"$cur\")); return\n"
          "        fi\n"
@@ -170,7 +203,8 @@ std::string bash(const std::vector<OptionModel>& globals, const std::vector<Comm
             break;
         }
     };
-    for (const auto& c : cmds)
+    const std::vector<CommandModel> all = flattened(cmds);
+    for (const auto& c : all)
         for (const auto& o : c.options) value_case(c.name, o);
     for (const auto& o : globals) value_case("*", o);
     s += "    esac\n"
@@ -181,7 +215,7 @@ std::string bash(const std::vector<OptionModel>& globals, const std::vector<Comm
         for (const auto& n : spellings(o)) top.push_back(n);
     s += "    '') COMPREPLY=($(compgen -W " + single_quoted(joined(top)) +
          " -- \"$cur\")); return ;;\n";
-    for (const auto& c : cmds) {
+    for (const auto& c : all) {
         std::vector<std::string> words;
         for (const auto& o : c.options)
             for (const auto& n : spellings(o)) words.push_back(n);
@@ -262,13 +296,33 @@ std::string zsh(const std::vector<OptionModel>& globals, const std::vector<Comma
          "    command) _describe -t commands command commands && ret=0 ;;\n"
          "    arguments)\n"
          "        case $words[1] in\n";
+    // A command's _arguments, at `indent` spaces; `end` after its specs.
+    auto arguments = [&](const CommandModel& c, const std::string& indent, std::string_view end) {
+        s += "_arguments $globals";
+        for (const auto& o : c.options) s += " \\\n" + indent + "    " + zsh_spec(o);
+        s += c.choices.empty() ? " \\\n" + indent + "    '*:file:_files'"
+                               : " \\\n" + indent + "    " +
+                                     single_quoted("1:argument:(" + joined(c.choices) + ")");
+        s += std::string(" && ret=0") + std::string(end);
+    };
     for (const auto& c : cmds) {
-        s += "        " + c.name + ") _arguments $globals";
-        for (const auto& o : c.options) s += " \\\n            " + zsh_spec(o);
-        s += c.choices.empty()
-                 ? std::string(" \\\n            '*:file:_files' && ret=0 ;;\n")
-                 : " \\\n            " + single_quoted("1:argument:(" + joined(c.choices) + ")") +
-                       " && ret=0 ;;\n";
+        if (c.subs.empty()) {
+            s += "        " + c.name + ") ";
+            arguments(c, "        ", " ;;\n");
+            continue;
+        }
+        // Its own commands (`git install`): the command's name first, then its options.
+        s += "        " + c.name + ") if (( CURRENT == 2 )); then ";
+        arguments(c, "        ", "\n");
+        s += "        else\n"
+             "            shift words; (( CURRENT-- ))\n"
+             "            case $words[1] in\n";
+        for (const auto& sub : c.subs) {
+            s += "            " + sub.name + ") ";
+            arguments(sub, "            ", " ;;\n");
+        }
+        s += "            esac\n"
+             "        fi ;;\n";
     }
     s += "        esac ;;\n"
          "    esac\n"
@@ -314,10 +368,18 @@ std::string fish(const std::vector<OptionModel>& globals, const std::vector<Comm
     for (const auto& o : globals) s += fish_line(inherited(o) ? "" : "__fish_use_subcommand", o);
     for (const auto& c : cmds) {
         const std::string seen = "__fish_seen_subcommand_from " + c.name;
+        std::vector<std::string> subs;
+        for (const auto& sub : c.subs) subs.push_back(sub.name);
+        // A command's own commands are offered until one of them is given.
+        const std::string offer =
+            subs.empty() ? seen : seen + "; and not __fish_seen_subcommand_from " + joined(subs);
         if (!c.choices.empty())
-            s += "complete -c sparksave -f -n " + single_quoted(seen) + " -a " +
+            s += "complete -c sparksave -f -n " + single_quoted(offer) + " -a " +
                  single_quoted(joined(c.choices)) + "\n";
         for (const auto& o : c.options) s += fish_line(seen, o);
+        for (const auto& sub : c.subs)
+            for (const auto& o : sub.options)
+                s += fish_line(seen + "; and __fish_seen_subcommand_from " + sub.name, o);
     }
     return s;
 }

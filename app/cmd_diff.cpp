@@ -19,6 +19,7 @@ namespace {
 
 struct DiffOptionsCli {
     std::string a, b;
+    std::string a_name, b_name; // what messages call them (empty: the path)
     bool json = false;
     bool stat = false;
     bool order = false;
@@ -74,19 +75,22 @@ int run_diff(const DiffOptionsCli& o) {
         if (!p) usage_error("--ignore: " + p.error().message);
         options.ignore.push_back(std::move(*p));
     }
+    auto shown = [&](std::size_t i) -> const std::string& {
+        const std::string& name = i == 0 ? o.a_name : o.b_name;
+        return name.empty() ? (i == 0 ? o.a : o.b) : name;
+    };
     std::vector<Input> inputs;
     for (const std::string& path : {o.a, o.b}) {
         Loaded loaded = load_input(path);
         if (!loaded.input) {
-            message(show_path(path), loaded.error.message);
+            message(show_path(shown(inputs.size())), loaded.error.message);
             return k_exit_trouble;
         }
         inputs.push_back(std::move(*loaded.input));
     }
     auto unparsable = [&](std::size_t i, const Findings& findings) {
         if (const Error* e = findings.first_error()) {
-            message(show_path(inputs[i].path),
-                    "cannot be compared: it does not parse: " + e->describe());
+            message(show_path(shown(i)), "cannot be compared: it does not parse: " + e->describe());
             return true;
         }
         return false;
@@ -136,6 +140,16 @@ int run_diff(const DiffOptionsCli& o) {
 }
 
 } // namespace
+
+int print_structural_diff(const std::string& a, const std::string& b, std::string_view a_name,
+                          std::string_view b_name) {
+    DiffOptionsCli o;
+    o.a = a;
+    o.b = b;
+    o.a_name = a_name;
+    o.b_name = b_name;
+    return run_diff(o);
+}
 
 void setup_diff(CLI::App& app, int& exit_code) {
     auto o = std::make_shared<DiffOptionsCli>();

@@ -437,6 +437,25 @@ void print(Printer& p, const ChangeRecord& r) {
     });
 }
 
+void print(Printer& p, const ConflictRecord& r) {
+    const MergeConflict& c = r.conflict;
+    auto record = p.record();
+    p.line(paint(Style::fail,
+                 "conflict " + (c.path.empty() ? std::string("(top level)") : c.path.str()) + ": " +
+                     std::string(conflict_kind_text(c.kind)),
+                 p.color()));
+    auto shown = [&](const MergeConflict::Side& s) {
+        if (!s.present()) return std::string("(absent)");
+        if (s.node == k_no_node) return display(s.text);
+        if (c.kind == MergeConflict::Kind::order) return child_names(*s.doc, s.node);
+        return show_value(*s.doc, s.node, true);
+    };
+    auto indent = p.indent(2);
+    p.line("base:   " + shown(c.base));
+    p.line("ours:   " + shown(c.ours));
+    p.line("theirs: " + shown(c.theirs));
+}
+
 void print(Printer& p, const DiffStat& stat, std::size_t differences) {
     static constexpr std::string_view k_keys[] = {"added", "removed", "changed", "reordered"};
     auto counts = [&](const DiffStat::Counts& n) {

@@ -17,6 +17,7 @@
 #include "sparksave/error.hpp"
 #include "sparksave/format.hpp"
 #include "sparksave/input.hpp"
+#include "sparksave/merge.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
 
@@ -226,6 +227,14 @@ void print(Printer& p, const ChangeRecord& r);
 
 // diff --stat: the counts, in all and by group.
 void print(Printer& p, const DiffStat& stat, std::size_t differences);
+
+// merge: one conflict (sparksave-merge(1) OUTPUT), text only: its path and what it is, then
+// what BASE, OURS and THEIRS hold there, each as diff shows a value ("(absent)" for none; the
+// children's names for an order conflict).
+struct ConflictRecord {
+    const MergeConflict& conflict;
+};
+void print(Printer& p, const ConflictRecord& r);
 
 // migrate: one file's outcome (sparksave-migrate(1) OUTPUT; --json: a "file" record). With
 // --rules, the chains that ran (from `rules`, the set), the chains that left the file out of

@@ -67,10 +67,21 @@ nearest_option(std::string_view typed, const std::vector<const CLI::App*>& apps)
     return best;
 }
 
-// The command a failed parse was for: the subcommand given, or the program itself.
+// The command a failed parse was for: the subcommand given (the innermost: `git install`), or
+// the program itself.
 const CLI::App& selected(const CLI::App& app) {
-    const auto subs = app.get_subcommands();
-    return subs.empty() ? app : *subs.front();
+    const CLI::App* cmd = &app;
+    for (auto subs = cmd->get_subcommands(); !subs.empty(); subs = cmd->get_subcommands())
+        cmd = subs.front();
+    return *cmd;
+}
+
+// A command's name as it is typed after `sparksave`: "diff", "git install".
+std::string command_name(const CLI::App& cmd) {
+    std::string name = cmd.get_name();
+    for (const CLI::App* up = cmd.get_parent(); up && up->get_parent(); up = up->get_parent())
+        name = up->get_name() + " " + name;
+    return name;
 }
 
 // "FILE", "A B", "PATH...": the arguments `cmd` takes.
@@ -83,6 +94,13 @@ std::string positionals(const CLI::App& cmd) {
     return names;
 }
 
+std::string commands(const CLI::App& app) {
+    std::string names;
+    for (const CLI::App* sub : app.get_subcommands({}))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+    return names;
+}
+
 struct Said {
     std::string text;
     const CLI::App* where; // the command whose help is pointed at
@@ -92,8 +110,11 @@ struct Said {
 Said unknown_argument(const CLI::App& app, const CLI::App& cmd, const std::string& arg) {
     if (!arg.starts_with('-') || arg == "-") {
         if (&cmd == &app) return {"unexpected argument " + in_quotes(arg), &app};
-        return {fmt::format("unexpected argument {}: {} takes {}", in_quotes(arg), cmd.get_name(),
-                            positionals(cmd)),
+        if (!cmd.get_subcommands({}).empty()) // `git frobnicate`
+            return {fmt::format("unknown command {} (commands: {})", in_quotes(arg), commands(cmd)),
+                    &cmd};
+        return {fmt::format("unexpected argument {}: {} takes {}", in_quotes(arg),
+                            command_name(cmd), positionals(cmd)),
                 &cmd};
     }
     const std::string name = arg.substr(0, arg.find('='));
@@ -143,17 +164,10 @@ std::optional<Said> option_without_value(const CLI::App& app, const CLI::App& cm
 
 void say(const CLI::App& app, const Said& said) {
     const bool program = said.where == &app || said.where->get_name().empty();
-    const std::string command = program ? std::string() : said.where->get_name();
+    const std::string command = program ? std::string() : command_name(*said.where);
     message(command.empty() ? said.text : command + ": " + said.text);
     err(fmt::format("Run 'sparksave {}--help' for more information.\n",
                     command.empty() ? "" : command + " "));
-}
-
-std::string commands(const CLI::App& app) {
-    std::string names;
-    for (const CLI::App* sub : app.get_subcommands({}))
-        names += (names.empty() ? "" : ", ") + sub->get_name();
-    return names;
 }
 
 // What was meant first, whatever error stopped the parse: an argument no option took (`verify
@@ -250,10 +264,14 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
     if (dynamic_cast<const CLI::RequiredError*>(&e)) {
         if (&cmd == &app)
             return report_program_usage("expected a command (" + commands(app) + "), found none");
+        if (!cmd.get_subcommands({}).empty()) { // `git` alone
+            say(app, {"expected a command (" + commands(cmd) + "), found none", &cmd});
+            return k_exit_trouble;
+        }
         for (const CLI::Option* opt : cmd.get_options())
             if (opt->get_required() && opt->count() == 0) {
                 say(app, {fmt::format("missing {}: {} takes {}", opt->get_name(true),
-                                      cmd.get_name(), positionals(cmd)),
+                                      command_name(cmd), positionals(cmd)),
                           &cmd});
                 return k_exit_trouble;
             }

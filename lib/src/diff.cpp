@@ -1,6 +1,8 @@
 // The structural diff: one pass over both trees, hash matching of children, no quadratic step.
 #include "sparksave/diff.hpp"
 
+#include "child_match.hpp"
+
 #include "sparksave/alongside.hpp"
 #include "sparksave/column.hpp"
 #include "sparksave/escape.hpp"
@@ -51,7 +53,7 @@ class Differ {
            const std::function<void(const Change&)>& emit)
         : a_(a), b_(b), o_(o), emit_(emit),
           same_encoding_(a.format() == b.format() && a.version() == b.version()),
-          leaves_only_(has_columns(a) || has_columns(b)) {}
+          leaves_only_(match::has_columns(a) || match::has_columns(b)) {}
 
     void run() {
         if (a_.version() != b_.version()) {
@@ -99,24 +101,8 @@ class Differ {
     }
 
     // Identical source bytes read by the same rules make identical subtrees: skip them.
-    // A column's values mean what its type says, and the type may come from elsewhere in the file
-    // (a tess descriptor): identical bytes under a container are not identical values there.
-    static bool has_columns(const Document& d) noexcept {
-        for (std::size_t i = 0; i < d.node_count(); ++i)
-            if (d.node(static_cast<NodeId>(i)).kind == NodeKind::column) return true;
-        return false;
-    }
-
     bool same_bytes(NodeId na, NodeId nb) const {
-        if (!same_encoding_) return false;
-        const Node& x = a_.node(na);
-        if (leaves_only_ && (x.kind == NodeKind::object || x.kind == NodeKind::list)) return false;
-        if (x.kind == NodeKind::column && column_type(a_, na) != column_type(b_, nb)) return false;
-        const Span& sa = a_.node(na).span;
-        const Span& sb = b_.node(nb).span;
-        if (!sa.valid() || !sb.valid() || sa.length != sb.length) return false;
-        return a_.source_bytes().substr(sa.offset, sa.length) ==
-               b_.source_bytes().substr(sb.offset, sb.length);
+        return same_encoding_ && match::same_bytes(a_, na, b_, nb, leaves_only_);
     }
 
     void compare(NodeId na, NodeId nb) {
@@ -124,8 +110,8 @@ class Differ {
         if (same_bytes(na, nb)) return;
         const Node& x = a_.node(na);
         const Node& y = b_.node(nb);
-        const bool cx = x.kind == NodeKind::object || x.kind == NodeKind::list;
-        const bool cy = y.kind == NodeKind::object || y.kind == NodeKind::list;
+        const bool cx = match::is_container(x);
+        const bool cy = match::is_container(y);
         if (cx != cy || a_.tag(na) != b_.tag(nb)) {
             emit(Change::Op::change, na, nb);
             return;
@@ -135,11 +121,7 @@ class Differ {
             return;
         }
         if (!cx) {
-            const bool scalar = x.kind == NodeKind::scalar && y.kind == NodeKind::scalar;
-            const bool numeric = scalar && !declared_string(x) && !declared_string(y);
-            const bool equal = numeric ? values_equal(a_.value(na), b_.value(nb), o_.epsilon)
-                                       : a_.value(na) == b_.value(nb);
-            if (!equal || x.kind != y.kind) emit(Change::Op::change, na, nb);
+            if (!match::same_leaf(a_, na, b_, nb, o_.epsilon)) emit(Change::Op::change, na, nb);
             return;
         }
         children(na, nb);
@@ -181,70 +163,7 @@ class Differ {
         }
     }
 
-    // A value its format types as a string (a text archive `string` attribute, formats/README.md
-    // §2: typed values carry their type name as the tag) is text, so `007` and `7` differ. Untyped
-    // values (spark_save's, all text) compare as numbers when both read as numbers.
-    static bool declared_string(const Node& n) noexcept {
-        return n.type == ValueType::string && n.tag != 0;
-    }
-
-    // How a child is found again: by name (and which occurrence of it), or by position. An
-    // empty name is also keyed by the kind of child, container or value (diff.hpp): a spark-kv
-    // line without a TAB (a container without a name) is not a record with an empty key.
-    struct Key {
-        std::string_view name;
-        std::size_t occurrence;
-        bool unnamed_container = false;
-        bool operator==(const Key&) const = default;
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const noexcept {
-            return (std::hash<std::string_view>()(k.name) * 31 + k.occurrence) * 2 +
-                   k.unnamed_container;
-        }
-    };
-    static bool unnamed_container(const Document& d, NodeId child) noexcept {
-        const NodeKind kind = d.node(child).kind;
-        return d.name(child).empty() && (kind == NodeKind::object || kind == NodeKind::list);
-    }
-
-    static bool positional(const Document& d, NodeId parent) {
-        if (d.node(parent).kind != NodeKind::list) return false;
-        for (NodeId c : d.children(parent))
-            if (!d.name(c).empty()) return false;
-        return true;
-    }
-
-    static std::vector<NodeId> list(const Document& d, NodeId parent) {
-        std::vector<NodeId> out;
-        for (NodeId c : d.children(parent)) out.push_back(c);
-        return out;
-    }
-
-    // Keys of the children: (name, k) for the k-th child of that name (of that kind, for an
-    // empty name).
-    static std::vector<Key> keys(const Document& d, const std::vector<NodeId>& kids) {
-        std::vector<Key> out;
-        out.reserve(kids.size());
-        std::unordered_map<std::string_view, std::size_t> seen;
-        std::size_t unnamed_containers = 0;
-        const bool small = kids.size() <= 16;
-        for (std::size_t i = 0; i < kids.size(); ++i) {
-            std::string_view name = d.name(kids[i]);
-            const bool container = unnamed_container(d, kids[i]);
-            std::size_t k = 0;
-            if (container) {
-                k = unnamed_containers++;
-            } else if (small) {
-                for (std::size_t j = 0; j < i; ++j)
-                    k += d.name(kids[j]) == name && !unnamed_container(d, kids[j]);
-            } else {
-                k = seen[name]++;
-            }
-            out.push_back({name, k, container});
-        }
-        return out;
-    }
+    using Key = match::Key;
 
     // The path step of a child: a name in an object; in a list, [name=...] when the name is
     // unique there (so it survives reordering), else the index.
@@ -276,8 +195,8 @@ class Differ {
     }
 
     void children(NodeId pa, NodeId pb) {
-        std::vector<NodeId> ka = list(a_, pa), kb = list(b_, pb);
-        if (positional(a_, pa) && positional(b_, pb)) {
+        std::vector<NodeId> ka = match::children(a_, pa), kb = match::children(b_, pb);
+        if (match::positional(a_, pa) && match::positional(b_, pb)) {
             const std::size_t common = std::min(ka.size(), kb.size());
             for (std::size_t i = 0; i < std::max(ka.size(), kb.size()); ++i) {
                 path_.index(i);
@@ -295,9 +214,9 @@ class Differ {
             }
             return;
         }
-        std::vector<Key> keys_a = keys(a_, ka), keys_b = keys(b_, kb);
+        std::vector<Key> keys_a = match::keys(a_, ka), keys_b = match::keys(b_, kb);
         // Where each child of b is, by key; and how many children of each name either side has.
-        std::unordered_map<Key, std::size_t, KeyHash> where_b;
+        std::unordered_map<Key, std::size_t, match::KeyHash> where_b;
         std::unordered_map<std::string_view, std::size_t> count_a, count_b;
         where_b.reserve(kb.size());
         for (std::size_t j = 0; j < kb.size(); ++j) {

@@ -39,7 +39,7 @@ def commands(help_text):
         if line.endswith(":") and not line.startswith(" "):
             section = line == "Subcommands:"
             continue
-        m = re.match(r"^  ([a-z]+) ", line) if section else None
+        m = re.match(r"^  ([a-z][a-z-]*) ", line) if section else None
         if m:
             out.append(m.group(1))
     return out
@@ -63,6 +63,11 @@ cmds = commands(top_help)
 globals_ = [n for n in listed_options(top_help)]
 inherited = [n for n in globals_ if n not in ("-h", "--help", "--version")]
 options = {c: listed_options(run("sparksave", c, "--help")) + inherited for c in cmds}
+# Commands with commands of their own (`git install`), and those commands' options.
+subs = {c: commands(run("sparksave", c, "--help")) for c in cmds}
+subs = {c: s for c, s in subs.items() if s}
+sub_options = {(c, s): listed_options(run("sparksave", c, s, "--help")) + inherited
+               for c in subs for s in subs[c]}
 
 with tempfile.TemporaryDirectory() as tmp:
     scripts = {}
@@ -81,6 +86,10 @@ with tempfile.TemporaryDirectory() as tmp:
     check("bash: the commands and the program's options", bash(""), cmds + globals_)
     for c in cmds:
         check(f"bash: {c} -", bash(c, "-"), options[c])
+    for c in subs:
+        check(f"bash: {c}", bash(c, ""), subs[c])
+        for sub in subs[c]:
+            check(f"bash: {c} {sub} -", bash(c, sub, "-"), sub_options[(c, sub)])
     check("bash: --color", bash("--color", ""), ["auto", "always", "never"])
     check("bash: verify --input-format s", bash("verify", "--input-format", "s"),
           ["spark_save", "spark_kv"])
@@ -101,20 +110,38 @@ with tempfile.TemporaryDirectory() as tmp:
     for c in cmds:
         check(f"fish: {c} -", [w for w in fish(f"sparksave {c} -") if w.startswith("-")],
               options[c])
+    for c in subs:
+        check(f"fish: {c}", fish(f"sparksave {c} "), subs[c])
+        for sub in subs[c]:
+            check(f"fish: {c} {sub} -",
+                  [w for w in fish(f"sparksave {c} {sub} -") if w.startswith("-")],
+                  sub_options[(c, sub)])
     check("fish: --color", fish("sparksave --color "), ["auto", "always", "never"])
     check("fish: completion", fish("sparksave completion "), ["bash", "zsh", "fish"])
 
     # zsh: the syntax, and each command's block naming each of its options.
     run("zsh", "-n", scripts["zsh"])
     text = open(scripts["zsh"]).read()
-    for c in cmds:
-        block = re.search(r"\n        " + c + r"\) _arguments(.*?) && ret=0 ;;", text, re.S)
-        spec = block.group(1) if block else ""
+    globals_block = re.search(r"globals=\((.*?)\n    \)", text, re.S).group(1)
+
+    def zsh_named(spec):
         named = re.findall(r"^\s*'(--?[\w][\w-]*)\[", spec, re.M)
         for group in re.findall(r"^\s*'\([^)]*\)'\{([^}]*)\}", spec, re.M):
             named += group.split(",")
-        globals_block = re.search(r"globals=\((.*?)\n    \)", text, re.S).group(1)
-        named += re.findall(r"'(--?[\w][\w-]*)\[", globals_block)
-        check(f"zsh: {c}", named, options[c])
+        return named + re.findall(r"'(--?[\w][\w-]*)\[", globals_block)
+
+    for c in cmds:
+        if c in subs:
+            block = re.search(r"\n        " + c + r"\) if \(\( CURRENT == 2 \)\); then _arguments(.*?)"
+                              r" && ret=0\n(.*?)\n        fi ;;", text, re.S)
+            check(f"zsh: {c}", zsh_named(block.group(1) if block else ""), options[c])
+            for sub in subs[c]:
+                inner = re.search(r"\n            " + re.escape(sub) + r"\) _arguments(.*?) && ret=0 ;;",
+                                  block.group(2) if block else "", re.S)
+                check(f"zsh: {c} {sub}", zsh_named(inner.group(1) if inner else ""),
+                      sub_options[(c, sub)])
+            continue
+        block = re.search(r"\n        " + c + r"\) _arguments(.*?) && ret=0 ;;", text, re.S)
+        check(f"zsh: {c}", zsh_named(block.group(1) if block else ""), options[c])
 
 sys.exit(1 if failed else 0)
