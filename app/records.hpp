@@ -32,12 +32,6 @@
 
 namespace sparksave::app {
 
-// The version of the JSON layout of every record the tool prints (sparksave(1) JSON OUTPUT): the
-// first member of each, "schemaVersion". It grows when a member changes meaning or goes away (a
-// new member does not change it); the JSON Schema of each output is in man/schemas/, installed
-// with the man pages. `dump --json` is the format's lossless dump (its own schema: pack's input).
-inline constexpr std::uint64_t k_json_schema_version = 1;
-
 // The typed values of a record's members, and how JSON writes each.
 struct Null {}; // null
 struct Utf8 {

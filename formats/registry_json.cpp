@@ -31,7 +31,9 @@ const FormatJson& format_json(FormatId id) {
 
 namespace {
 
-// The format name when the text starts like a dump does: `{ "format": "<plain name>"`.
+// The format name when the text starts like a dump does: `{ "schemaVersion": <digits>,
+// "format": "<plain name>"`, or without the schemaVersion (a dump written before it existed).
+// The version itself is the format's reading to check (json_reader.hpp check_schema_version).
 std::optional<std::string_view> leading_format(std::string_view t) {
     std::size_t i = 0;
     auto literal = [&](std::string_view s) {
@@ -40,8 +42,14 @@ std::optional<std::string_view> leading_format(std::string_view t) {
         i += s.size();
         return true;
     };
-    if (!literal("{") || !literal("\"format\"") || !literal(":") || !literal("\""))
-        return std::nullopt;
+    if (!literal("{")) return std::nullopt;
+    if (literal("\"schemaVersion\"")) {
+        if (!literal(":")) return std::nullopt;
+        const std::size_t digits = i;
+        while (i < t.size() && i - digits < 20 && t[i] >= '0' && t[i] <= '9') ++i;
+        if (i == digits || !literal(",")) return std::nullopt;
+    }
+    if (!literal("\"format\"") || !literal(":") || !literal("\"")) return std::nullopt;
     const std::size_t start = i;
     while (i < t.size() && i - start < 32 && ((t[i] >= 'a' && t[i] <= 'z') || t[i] == '_')) ++i;
     if (i >= t.size() || t[i] != '"') return std::nullopt;

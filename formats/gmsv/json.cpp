@@ -3,6 +3,8 @@
 // write.cpp, the one encoder of the layout (counts, lengths and the CRC-32 are the writer's).
 //
 // {
+//   "schemaVersion": 1,                  the dump's layout (version.hpp); optional in pack's
+//                                        input, refused above it
 //   "format": "gmsv", "version": 3,      "format" optional in pack's input
 //   "timestamp": {"binary": "5250041986427387904", "kind": "utc", "time":
 //   "2023-11-14T22:13:20.0000000Z"}, "entities": [
@@ -107,8 +109,7 @@ void entities(const Document& doc, NodeId list, JsonWriter& w) {
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
     JsonWriter w(out);
-    w.begin_object(JsonWriter::Layout::block);
-    w.key("format").string("gmsv");
+    begin_dump(w, "gmsv");
     w.key("version").number(doc.version());
     if (NodeId t = doc.child(root, k_timestamp); t != k_no_node) timestamp(doc, t, w);
     if (NodeId e = doc.child(root, k_entities); e != k_no_node) entities(doc, e, w);

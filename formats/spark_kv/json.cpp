@@ -3,6 +3,8 @@
 // write.cpp, the one encoder of the layout.
 //
 // {
+//   "schemaVersion": 1,                  the dump's layout (version.hpp); optional in pack's
+//                                        input, refused above it
 //   "format": "spark_kv",                optional in pack's input
 //   "version": 2,                        1 legacy (no marker line), 2 `#!spark-kv-v2`
 //   "records": [                         every line after the marker, in file order
@@ -48,8 +50,7 @@ namespace spark_kv {
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
     JsonWriter w(out);
-    w.begin_object(JsonWriter::Layout::block);
-    w.key("format").string("spark_kv");
+    begin_dump(w, "spark_kv");
     w.key("version").number(doc.version());
     w.key("records").begin_array(JsonWriter::Layout::block);
     std::string canonical;

@@ -2,6 +2,7 @@
 // from_json (`pack`), both of this one schema:
 //
 // {
+//   "schemaVersion": 1,          the dump's layout (version.hpp; pack: absent or at most it)
 //   "format": "spark_save", "version": 1,
 //   "metadata": {"raw": "<the block, exact>", "fields": {"saveName": "...", ...,
 //                "position": ["1", "2", "3"], ...}},
@@ -111,9 +112,8 @@ class JsonEmitter final : public Parts {
 
 void JsonEmitter::write_head(const Document& doc) {
     const NodeId root = doc.root();
-    w_.begin_object(JsonWriter::Layout::block);
+    begin_dump(w_, "spark_save");
     open_ = true;
-    w_.key("format").string("spark_save");
     w_.key("version").number(doc.version());
     if (NodeId m = doc.child(root, k_metadata); m != k_no_node) metadata(doc, m, w_);
     if (doc.child(root, k_entities) != k_no_node) {
@@ -258,7 +258,7 @@ class DumpReader {
         root_ = root;
         static constexpr std::string_view k_names[] = {
             "format",           "version",           "metadata", "entities", "customState",
-            "customStateCount", "customStateAbsent", "trailing", "checksum", "complete"};
+            "customStateCount", "customStateAbsent", "trailing", "checksum"};
         enum Member : std::uint8_t {
             m_format,
             m_version,
@@ -268,39 +268,13 @@ class DumpReader {
             m_custom_state_count,
             m_custom_state_absent,
             m_trailing,
-            m_checksum,
-            m_complete
+            m_checksum
         };
         std::array<Value, std::size(k_names)> values;
         std::array<bool, std::size(k_names)> present{};
-        if (root.kind != Kind::object)
-            return r_.error_at(
-                root, "",
-                "expected an object (the output of `sparksave dump --json`), found " +
-                    std::string(json::kind_name(root.kind)));
         // Members may come in any order; each is taken once.
-        std::optional<Error> problem;
-        r_.members(root, [&](std::string_view key, const Value& v) {
-            for (std::size_t i = 0; i < std::size(k_names); ++i) {
-                if (k_names[i] != key) continue;
-                if (present[i]) {
-                    problem = r_.error_at(v, std::string(key), "this member appears twice");
-                    return false;
-                }
-                values[i] = v;
-                present[i] = true;
-                return true;
-            }
-            problem = r_.error_at(
-                v, display(key),
-                "unknown member " + display(key, true) + " (a spark_save dump has " +
-                    "format, version, metadata, entities, customState, customStateCount, "
-                    "customStateAbsent, trailing, checksum, complete)");
-            return false;
-        });
-        if (problem) return *problem;
-        if (present[m_complete])
-            if (auto r = r_.check_complete(values[m_complete]); !r) return r.error();
+        if (auto r = r_.dump_members(root, "spark_save", k_names, values, present); !r)
+            return r.error();
         for (Member required : {m_version, m_metadata, m_entities})
             if (!present[required])
                 return r_.error_at(

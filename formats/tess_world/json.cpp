@@ -4,6 +4,8 @@
 // writer's).
 //
 // {
+//   "schemaVersion": 1,                     the dump's layout (version.hpp; optional in pack's
+//                                           input, refused above it); not the header's
 //   "format": "tess_world", "version": 2,   "format" optional in pack's input
 //   "header": {
 //     "worldSize": [1, 1, 1], "chunkSize": [1, 1, 1],
@@ -122,8 +124,7 @@ void chunks(const Document& doc, NodeId list, JsonWriter& w) {
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
     JsonWriter w(out);
-    w.begin_object(JsonWriter::Layout::block);
-    w.key("format").string("tess_world");
+    begin_dump(w, "tess_world");
     w.key("version").number(doc.version());
     const NodeId h = doc.child(root, k_header);
     if (h != k_no_node) header(doc, h, w);

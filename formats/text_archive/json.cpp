@@ -3,6 +3,8 @@
 // it to write.cpp, the one encoder of the layout.
 //
 // {
+//   "schemaVersion": 1,              the dump's layout (version.hpp); optional in pack's input,
+//                                    refused above it
 //   "format": "text_archive",        optional in pack's input
 //   "version": 1,                   1 when the version line is 1.0.0, else null
 //   "versionLine": "1.0.0",         the first line, exact (pack: optional with "version": 1)
@@ -87,8 +89,7 @@ bool open_item(const Document& doc, NodeId node, JsonWriter& w) {
 void to_json(const Document& doc, std::string& out) {
     const NodeId root = doc.root();
     JsonWriter w(out);
-    w.begin_object(JsonWriter::Layout::block);
-    w.key("format").string("text_archive");
+    begin_dump(w, "text_archive");
     if (doc.version() == k_current_version)
         w.key("version").number(1);
     else

@@ -2,6 +2,7 @@
 #include "sparksave/json_out.hpp"
 
 #include "sparksave/escape.hpp"
+#include "sparksave/json_writer.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
@@ -10,6 +11,12 @@ SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 constexpr char k_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+}
+
+void begin_dump(JsonWriter& w, std::string_view format) {
+    w.begin_object(JsonWriter::Layout::block);
+    w.key("schemaVersion").number(k_json_schema_version);
+    w.key("format").string(format);
 }
 
 void append_json_bytes(std::string& out, std::string_view bytes) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstring>
 #include <vector>
 
@@ -68,10 +69,36 @@ Result<void> Reader::dump_members(const Value& root, std::string_view format,
         return error_at(root, "",
                         "expected an object (the output of `sparksave dump --json`), found " +
                             std::string(kind_name(root.kind)));
-    std::string about = "a " + std::string(format) + " dump has ";
-    for (std::size_t i = 0; i < names.size(); ++i)
-        about += (i == 0 ? "" : ", ") + std::string(names[i]);
+    std::string about = "a " + std::string(format) + " dump has schemaVersion";
+    for (const std::string_view name : names) about += ", " + std::string(name);
     return take(root, "", names, values, present, about, true);
+}
+
+Result<void> Reader::check_schema_version(const Value& version) const {
+    const std::string_view t = raw(version);
+    // A JSON number of digits alone has no sign, fraction or exponent, and no leading zero.
+    const bool integer = version.kind == Kind::number &&
+                         t.find_first_not_of("0123456789") == std::string_view::npos && t != "0";
+    if (!integer) {
+        const std::string found =
+            version.kind == Kind::object || version.kind == Kind::array
+                ? std::string(kind_name(version.kind))
+                : (t.size() <= 48 ? display(t) : display(t.substr(0, 48)) + "...");
+        return error_at(version, "schemaVersion",
+                        fmt::format("expected a positive integer (the version of the dump's "
+                                    "layout, {} for this sparksave), found {}",
+                                    k_json_schema_version, found));
+    }
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), n);
+    if (ec == std::errc() && end == t.data() + t.size() && n <= k_json_schema_version) return {};
+    return error_at(
+        version, "schemaVersion",
+        fmt::format("refused: the dump's layout is version {}, newer than this "
+                    "sparksave's {} (a newer sparksave wrote it, and its members may "
+                    "mean what this one does not know): pack it with that sparksave",
+                    t.size() <= 24 ? std::string(t) : std::string(t.substr(0, 24)) + "...",
+                    k_json_schema_version));
 }
 
 Result<void> Reader::check_complete(const Value& complete) const {
@@ -108,8 +135,9 @@ Result<void> Reader::only_members(const Value& object, const std::string& path,
 
 Result<void> Reader::take(const Value& object, const std::string& path,
                           std::span<const std::string_view> names, std::span<Value> values,
-                          std::span<bool> present, std::string_view about, bool complete) const {
+                          std::span<bool> present, std::string_view about, bool dump_root) const {
     std::optional<Error> problem;
+    bool schema_version = false; // seen (dump_root)
     auto member_path = [&](std::string_view key) {
         std::string p = path;
         // A key of any length names the path only when it is short enough to read.
@@ -120,7 +148,20 @@ Result<void> Reader::take(const Value& object, const std::string& path,
         return key.size() <= 48 ? display(key, true) : display(key.substr(0, 48), true) + "...";
     };
     members(object, [&](std::string_view key, const Value& v) {
-        if (complete && key == "complete") {
+        if (dump_root && key == "schemaVersion") {
+            if (schema_version) {
+                problem = error_at(v, member_path(key),
+                                   "expected each member once, found " + shown_key(key) + " again");
+                return false;
+            }
+            schema_version = true;
+            if (auto r = check_schema_version(v); !r) {
+                problem = r.error();
+                return false;
+            }
+            return true;
+        }
+        if (dump_root && key == "complete") {
             if (auto r = check_complete(v); !r) {
                 problem = r.error();
                 return false;

@@ -3,7 +3,10 @@
 man/schemas/ (sparksave(1) JSON OUTPUT), over the whole test corpus: verify --json and
 info --json of every file of testdata/ (valid, invalid, real, ...) and of its directories, diff
 --json and diff --stat --json of pairs of saves of each format, migrate --json (--dry-run,
---check, and a run with --backup in a scratch copy, content rules included), --version --json.
+--check, and a run with --backup in a scratch copy, content rules included), --version --json,
+and dump --json of every file verify reads (damaged ones too: what could be read, "complete":
+false) against dump-<format>.schema.json of the format verify names, which the dump must name
+too; each format's dumps are counted, and a format with none fails the check.
 
     check_schemas.py SPARKSAVE TESTDATA SCHEMAS
 
@@ -59,11 +62,13 @@ def records(output, whole):
 
 
 def check(schema, args, whole=False, cwd=testdata):
+    """Validates each record of `sparksave ARGS` against `schema`; returns the records."""
     r = subprocess.run([sparksave] + args, cwd=cwd, capture_output=True)
     if r.returncode not in (0, 1, 2):
         print(f"json_schemas: sparksave {' '.join(args[:4])} ...: exit {r.returncode}")
         sys.exit(1)
-    for record in records(r.stdout.decode("utf-8"), whole):
+    found = records(r.stdout.decode("utf-8"), whole)
+    for record in found:
         errors = sorted(validators[schema].iter_errors(record), key=lambda e: list(e.path))
         if errors:
             e = errors[0]
@@ -71,6 +76,7 @@ def check(schema, args, whole=False, cwd=testdata):
                   f"{list(e.absolute_path)}: {e.message}\n{json.dumps(record)[:600]}")
             sys.exit(1)
         counts[schema] = counts.get(schema, 0) + 1
+    return found
 
 
 files, dirs = [], []
@@ -81,11 +87,12 @@ for root, subdirs, names in os.walk(testdata):
         dirs.append(rel)
     files += [os.path.join(rel, n) for n in sorted(names)]
 
-check("verify.schema.json", ["verify", "--json"] + files)
+verified = check("verify.schema.json", ["verify", "--json"] + files)
 check("verify.schema.json", ["verify", "--json", "--strict", "."])
 check("info.schema.json", ["info", "--json"] + files)
 check("info.schema.json", ["info", "--json"] + dirs)
-for fmt in ("spark_save", "text_archive", "tess_world", "gmsv", "spark_kv"):
+formats = ("spark_save", "text_archive", "tess_world", "gmsv", "spark_kv")
+for fmt in formats:
     saves = [f for f in files if f.startswith(fmt + os.sep) and os.sep + "valid" + os.sep in f]
     for a, b in zip(saves, saves[1:]):
         check("diff.schema.json", ["diff", "--json", a, b], whole=True)
@@ -99,6 +106,25 @@ with tempfile.TemporaryDirectory() as tmp:
     check("migrate.schema.json", ["migrate", "--json", "--in-place", "--backup", "saves"], cwd=tmp)
     check("migrate.schema.json", ["migrate", "--json", "--output-dir", "out", "saves"], cwd=tmp)
 check("version.schema.json", ["--version", "--json"], whole=True)
+
+# dump --json of every file verify reads (a format named), against its format's schema.
+dumps = {fmt: 0 for fmt in formats}
+for record in verified:
+    fmt, path = record["format"], record["path"]
+    if fmt is None:
+        continue
+    found = check(f"dump-{fmt}.schema.json", ["dump", "--json", path], whole=True)
+    for dump in found:
+        if dump["format"] != fmt:
+            print(f"json_schemas: dump --json {path}: format {dump['format']}, verify says {fmt}")
+            sys.exit(1)
+        dumps[fmt] += 1
+    if not found and record["ok"]:
+        print(f"json_schemas: dump --json {path} (valid, {fmt}) printed no dump")
+        sys.exit(1)
+if 0 in dumps.values():
+    print(f"json_schemas: no dump checked of {[f for f in formats if dumps[f] == 0]}")
+    sys.exit(1)
 
 for schema in sorted(counts):
     print(f"json_schemas: {schema}: {counts[schema]} records valid")

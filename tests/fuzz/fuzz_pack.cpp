@@ -41,7 +41,8 @@ using json::Value;
 // equal values, arrays element by element, and
 //  - byte strings compare as the bytes they hold (a JSON string, or {"base64": ...});
 //  - members the schemas call informational or optional in pack's input may be missing from
-//    the input (the dump then has them: "format", a checksum, metadata.fields, a GMSV
+//    the input (the dump then has them: "schemaVersion", which an older dump lacks and pack
+//    takes only as at most the version it writes, "format", a checksum, metadata.fields, a GMSV
 //    component's "name", its timestamp's "kind" and "time", a text archive's "versionLine", a
 //    spark-kv record's "raw"), and their input value need not match (pack recomputes or
 //    derives them), except metadata.fields, which pack writes when they were edited;
@@ -176,7 +177,8 @@ class Compare {
 
     // Members the input may leave out, or whose input value pack does not take.
     bool informational(const std::string& parent, std::string_view key, int depth) const {
-        if (depth == 0 && (key == "format" || key == "checksum")) return true;
+        if (depth == 0 && (key == "schemaVersion" || key == "format" || key == "checksum"))
+            return true;
         if (format_ == "gmsv" && depth == 4 && key == "name") return true; // component name
         if (format_ == "gmsv" && parent == "timestamp" && (key == "kind" || key == "time"))
             return true;

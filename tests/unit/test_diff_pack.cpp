@@ -667,6 +667,102 @@ TEST_CASE("pack: the dump of a file whose read stopped part-way is marked and re
     CHECK(partial > 10);
 }
 
+// Issue 25: every format's dump begins with "schemaVersion" (version.hpp k_json_schema_version)
+// and "format", as one constant with the tool's records, and the dump part by part is the same
+// text. pack takes a dump with it (1) or without it (an older dump), and refuses a greater
+// version or anything but a positive integer at the member's line:column, one rule for every
+// format (json::Reader::dump_members).
+TEST_CASE("dump --json begins with schemaVersion; pack takes it absent or 1, refuses the rest") {
+    static_assert(k_json_schema_version == 1);
+    std::size_t checked = 0;
+    for (const FormatInfo& format : format_table()) {
+        CAPTURE(format.name);
+        const FormatJson& row = format_json(format.id);
+        std::size_t here = 0;
+        for (const auto& path : test::corpus_files(test::testdata() / format.name, "valid", "")) {
+            CAPTURE(path.string());
+            const std::string bytes = test::read_bytes(path);
+            auto source = std::make_shared<const Source>(bytes);
+            Parsed parsed = format.read(source, ReadOptions{});
+            if (parsed.findings.has_errors()) continue;
+            std::string json;
+            row.to_json(parsed.doc, json);
+            const std::string head =
+                fmt::format("{{\n  \"schemaVersion\": 1,\n  \"format\": \"{}\",\n", format.name);
+            REQUIRE(json.starts_with(head));
+            if (row.json_parts) {
+                std::string streamed;
+                auto parts = row.json_parts(streamed);
+                format.stream(source, *parts);
+                CHECK(streamed == json);
+            }
+            auto named = dump_format(json);
+            REQUIRE(named);
+            CHECK(*named == &format);
+            // Without the member (a dump of an older sparksave): the same file.
+            std::string older = json;
+            older.erase(2, std::string_view("  \"schemaVersion\": 1,\n").size());
+            REQUIRE(older.starts_with("{\n  \"format\""));
+            auto packed = row.from_json(older);
+            REQUIRE_MESSAGE(packed, (packed ? "" : packed.error().describe()));
+            CHECK(packed->bytes == bytes);
+            struct Case {
+                const char* value;
+                const char* message_part;
+            };
+            for (Case c : std::initializer_list<Case>{
+                     {"2",
+                      "refused: the dump's layout is version 2, newer than this sparksave's 1"},
+                     {"18446744073709551616", "is version 18446744073709551616, newer"},
+                     {"0", "expected a positive integer (the version of the dump's layout, 1 "
+                           "for this sparksave), found 0"},
+                     {"-1", "expected a positive integer"},
+                     {"1.0", "found 1.0"},
+                     {"1e0", "found 1e0"},
+                     {"\"1\"", "found \"1\""},
+                     {"null", "found null"},
+                     {"[1]", "found an array"},
+                 }) {
+                CAPTURE(c.value);
+                std::string edited = json;
+                edited.replace(head.find('1'), 1, c.value);
+                auto refused = row.from_json(edited);
+                REQUIRE_FALSE(refused);
+                CHECK(refused.error().code == ErrorCode::bad_json);
+                CHECK(refused.error().path == "schemaVersion");
+                CHECK(refused.error().line == 2);
+                CHECK(refused.error().column == 20);
+                CHECK_MESSAGE(refused.error().message.find(c.message_part) != std::string::npos,
+                              refused.error().message);
+                // The format is still found from the dump's head: the refusal is the version's.
+                auto found = dump_format(edited);
+                REQUIRE(found);
+                CHECK(*found == &format);
+            }
+            // Once, as every member.
+            std::string twice = json;
+            twice.insert(head.size(), "  \"schemaVersion\": 1,\n");
+            auto refused = row.from_json(twice);
+            REQUIRE_FALSE(refused);
+            CHECK(refused.error().path == "schemaVersion");
+            CHECK(refused.error().line == 4);
+            CHECK(refused.error().message.find("once") != std::string::npos);
+            // An unknown member is still refused, and the message names the member.
+            std::string unknown = json;
+            unknown.insert(head.size(), "  \"schemaVersions\": 1,\n");
+            auto strange = row.from_json(unknown);
+            REQUIRE_FALSE(strange);
+            CHECK(strange.error().path == "schemaVersions");
+            CHECK(strange.error().message.find("dump has schemaVersion, format, version") !=
+                  std::string::npos);
+            ++here;
+        }
+        CHECK(here > 0);
+        checked += here;
+    }
+    CHECK(checked > 30);
+}
+
 TEST_CASE("pack: a missing mandatory member is refused, not read as empty") {
     struct Case {
         const char* json;

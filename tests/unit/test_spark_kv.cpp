@@ -821,6 +821,7 @@ TEST_CASE("JSON: records, raw text only where needed, lines without a TAB, the f
     Parsed p = parse("#!spark-kv-v2\nk\tv\\q\nt\ta\tb\n\xff\t\\t\nloose\n\n");
     CHECK(dump_json(p.doc) ==
           "{\n"
+          "  \"schemaVersion\": 1,\n"
           "  \"format\": \"spark_kv\",\n"
           "  \"version\": 2,\n"
           "  \"records\": [\n"
@@ -831,11 +832,12 @@ TEST_CASE("JSON: records, raw text only where needed, lines without a TAB, the f
           "    {\"line\": \"\"}\n"
           "  ]\n"
           "}\n");
-    CHECK(dump_json(parse("a\t1").doc) == "{\n  \"format\": \"spark_kv\",\n  \"version\": 1,\n  "
-                                          "\"records\": [\n    {\"key\": \"a\", \"value\": \"1\"}\n"
-                                          "  ],\n  \"finalNewline\": false\n}\n");
-    CHECK(dump_json(parse("").doc) ==
-          "{\n  \"format\": \"spark_kv\",\n  \"version\": 1,\n  \"records\": []\n}\n");
+    CHECK(dump_json(parse("a\t1").doc) ==
+          "{\n  \"schemaVersion\": 1,\n  \"format\": \"spark_kv\",\n  \"version\": 1,\n  "
+          "\"records\": [\n    {\"key\": \"a\", \"value\": \"1\"}\n"
+          "  ],\n  \"finalNewline\": false\n}\n");
+    CHECK(dump_json(parse("").doc) == "{\n  \"schemaVersion\": 1,\n  \"format\": \"spark_kv\",\n  "
+                                      "\"version\": 1,\n  \"records\": []\n}\n");
 }
 
 TEST_CASE(

@@ -228,7 +228,8 @@ struct FormatInfo {
 struct FormatJson {
     FormatId id;
     // Appends the lossless JSON form of the tree (`dump --json`; the schema of each format is in
-    // sparksave-dump(1)).
+    // sparksave-dump(1) and man/schemas/dump-<format>.schema.json), which begins with
+    // "schemaVersion" (version.hpp k_json_schema_version) and "format".
     void (*to_json)(const Document& doc, std::string& out);
     // The inverse of to_json (`pack`): JSON text to file bytes. Errors name the JSON path and
     // line:column.
@@ -248,10 +249,11 @@ std::span<const FormatInfo> format_table() noexcept;
 // format of the table.
 std::span<const FormatJson> format_json_table() noexcept;
 const FormatJson& format_json(FormatId id);
-// The format a JSON dump names (`pack`'s input): the leading `{"format": "<name>"` of a dump,
-// read without validating the rest (the format's own reading validates it); else, for any other
-// JSON, the root's "format" string of the validated text. Errors, with their line:column: not
-// valid JSON, no "format" string at the root, a name of no format of the table.
+// The format a JSON dump names (`pack`'s input): the leading `{"schemaVersion": 1, "format":
+// "<name>"` of a dump (`{"format": "<name>"` of an older one), read without validating the rest
+// (the format's own reading validates it); else, for any other JSON, the root's "format" string
+// of the validated text. Errors, with their line:column: not valid JSON, no "format" string at
+// the root, a name of no format of the table.
 Result<const FormatInfo*> dump_format(std::string_view json);
 const FormatInfo& format_info(FormatId id);
 const FormatInfo* format_by_name(std::string_view name) noexcept;

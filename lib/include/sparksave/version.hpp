@@ -24,3 +24,16 @@
 #define SPARKSAVE_ABI v0_1
 
 #include "sparksave/export.hpp" // SPARKSAVE_BEGIN_NAMESPACE, SPARKSAVE_END_NAMESPACE
+
+#include <cstdint>
+
+SPARKSAVE_BEGIN_NAMESPACE
+
+// The version of the layout of every JSON output (sparksave(1) JSON OUTPUT): the first member,
+// "schemaVersion", of each record the tool prints (verify, info, diff, migrate, --version) and of
+// each format's `dump --json` (format.hpp FormatJson::to_json, which `pack` reads back and
+// refuses when it names a greater version). It grows when a member changes meaning or goes away
+// (a new member does not change it); the JSON Schema of each output is in man/schemas/.
+inline constexpr std::uint64_t k_json_schema_version = 1;
+
+SPARKSAVE_END_NAMESPACE

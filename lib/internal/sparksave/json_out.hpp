@@ -8,6 +8,13 @@
 
 SPARKSAVE_BEGIN_NAMESPACE
 
+class JsonWriter;
+
+// The start of every format's dump (`dump --json`, sparksave-dump(1)): opens the root object, one
+// member a line, and writes its first members, "schemaVersion" (version.hpp
+// k_json_schema_version) and "format" (the format's name); the format's members follow.
+void begin_dump(JsonWriter& w, std::string_view format);
+
 // Appends `bytes` as a JSON string when it is valid UTF-8, else as {"base64": "..."} so that
 // no byte is lost (the lossless-dump convention of every format).
 void append_json_bytes(std::string& out, std::string_view bytes);

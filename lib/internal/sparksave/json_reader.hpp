@@ -85,11 +85,17 @@ class Reader {
     // An error at `v`: code bad_json, its line:column, `path` (the JSON path) and the message.
     Error error_at(const Value& v, std::string path, std::string message) const;
     // The members of a dump's root object by name, as take_members(): values[i] and present[i]
-    // for names[i], besides "complete" (check_complete()). Refuses a root that is not an object,
-    // an unknown member (saying which members a `format` dump has) and a member given twice.
+    // for names[i], besides "schemaVersion" (check_schema_version()) and "complete"
+    // (check_complete()). Refuses a root that is not an object, an unknown member (saying which
+    // members a `format` dump has) and a member given twice.
     Result<void> dump_members(const Value& root, std::string_view format,
                               std::span<const std::string_view> names, std::span<Value> values,
                               std::span<bool> present) const;
+    // The root member "schemaVersion" (version.hpp k_json_schema_version): the layout of the
+    // dump. A dump without it (written before it existed) is read as version 1, as is 1; a
+    // greater version (a dump of a newer sparksave, whose members may mean something else) is
+    // refused, and so is anything but a positive integer.
+    Result<void> check_schema_version(const Value& version) const;
     // The root member "complete" (json_out.hpp k_json_incomplete): false marks the dump of a file
     // whose read stopped part-way, which pack refuses (the file it built would silently lack
     // what the read did not reach); true is accepted; anything else is refused.
@@ -134,11 +140,12 @@ class Reader {
             ++at;
         return at;
     }
-    // take_members(), and dump_members() (`complete`: the root's "complete" is checked);
+    // take_members(), and dump_members() (`dump_root`: the root's "schemaVersion" and
+    // "complete" are checked);
     // `about`: what the unknown-member message says in parentheses (empty: the names).
     Result<void> take(const Value& object, const std::string& path,
                       std::span<const std::string_view> names, std::span<Value> values,
-                      std::span<bool> present, std::string_view about, bool complete) const;
+                      std::span<bool> present, std::string_view about, bool dump_root) const;
     // The end of the (already validated) value starting at `at`, and its kind.
     std::size_t value_end(std::size_t at, Kind& kind) const noexcept;
     std::size_t string_end(std::size_t at) const noexcept; // at: the opening quote
