@@ -49,7 +49,7 @@ using json::Value;
 //  - "complete": true in the input is the dump's default (it has no such member);
 //  - tess and GMSV integers may be a JSON number, a decimal string or a "0x" string, and tess's
 //    lattice and residency a name or the number, and a tile of a 32-bit float field compares
-//    as the float pack rounds it to;
+//    as the float pack rounds it to, a float tile given as its bits ("0x...") as those bits;
 //  - a GMSV component's "json" is its data, compared byte for byte, also with the dump's
 //    "jsonText" (a string of the data, which the dump writes when the data holds characters it
 //    never passes on raw) and the other way round;
@@ -92,6 +92,27 @@ class Compare {
             });
             return false;
         });
+    }
+    // A float tile's bits: a "0x" string of them, or a number read as a float of `width` bytes.
+    std::optional<std::uint64_t> float_bits(const json::Reader& r, const Value& v,
+                                            std::size_t width) const {
+        if (v.kind == Kind::string) {
+            const std::string t = r.decoded(v);
+            if (!t.starts_with("0x")) return std::nullopt;
+            const auto bits = integer(t);
+            if (!bits) return std::nullopt;
+            return bits->magnitude;
+        }
+        if (v.kind != Kind::number) return std::nullopt;
+        const std::string t(r.raw(v));
+        if (width == 4) {
+            float f = 0;
+            std::from_chars(t.data(), t.data() + t.size(), f);
+            return std::bit_cast<std::uint32_t>(f);
+        }
+        double d = 0;
+        std::from_chars(t.data(), t.data() + t.size(), d);
+        return std::bit_cast<std::uint64_t>(d);
     }
     // The float width of the tile at `path` ("chunks[0].fields[1][5]"), or 0.
     std::size_t float_width(const std::string& path) const {
@@ -296,6 +317,14 @@ class Compare {
             if (xs.size() != ys.size()) return differ(path, "another number of elements");
             for (std::size_t i = 0; i < xs.size() && problem_.empty(); ++i)
                 value(xs[i], ys[i], path + "[" + std::to_string(i) + "]", depth + 1, member);
+            return;
+        }
+        // A tile of a float field given as its IEEE bits ("0xef800000"), which pack takes for
+        // any float and the dump writes only for inf and NaN: compared as the bits.
+        if (const std::size_t width = float_width(path);
+            width && (a.kind == Kind::string) != (b.kind == Kind::string)) {
+            if (float_bits(in_, a, width) != float_bits(out_, b, width))
+                differ(path, "another float (as its bits)");
             return;
         }
         if (a.kind == Kind::number && b.kind == Kind::number) {
