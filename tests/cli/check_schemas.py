@@ -3,7 +3,8 @@
 man/schemas/ (sparksave(1) JSON OUTPUT), over the whole test corpus: verify --json and
 info --json of every file of testdata/ (valid, invalid, real, ...) and of its directories, diff
 --json and diff --stat --json of pairs of saves of each format, migrate --json (--dry-run,
---check, and a run with --backup in a scratch copy, content rules included), --version --json.
+--check, and a run with --backup in a scratch copy, content rules included), --version --json,
+dump --hex --json of a sample of testdata/ (25 files a folder).
 
     check_schemas.py SPARKSAVE TESTDATA SCHEMAS
 
@@ -99,6 +100,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("migrate.schema.json", ["migrate", "--json", "--in-place", "--backup", "saves"], cwd=tmp)
     check("migrate.schema.json", ["migrate", "--json", "--output-dir", "out", "saves"], cwd=tmp)
 check("version.schema.json", ["--version", "--json"], whole=True)
+# dump --hex --json: a record of every region of a file, so a sample: the first 25 files of each
+# folder of testdata/ (valid, invalid, real, ... of each format).
+sampled = {}
+for f in files:
+    folder = os.path.dirname(f)
+    sampled[folder] = sampled.get(folder, 0) + 1
+    if sampled[folder] <= 25:
+        check("dump-hex.schema.json", ["dump", "--hex", "--json", f], whole=True)
 
 for schema in sorted(counts):
     print(f"json_schemas: {schema}: {counts[schema]} records valid")
