@@ -38,7 +38,8 @@ class RegionsSink : public SinkDefaults {
         components_.append(path_, component_name(type));
         e_.number(offset, 2, path_, Role::type, type);
         e_.number(offset + 2, 4, path_, Role::length, data.size());
-        if (is_valid_utf8(data))
+        // The design's debug builds write JSON text, its release builds packed binary (§5).
+        if (data.starts_with('{') && is_valid_utf8(data))
             e_.field(offset + 6, data.size(), path_, Role::string, data);
         else
             e_.field(offset + 6, data.size(), path_, Role::bytes, byte_count(data.size()));

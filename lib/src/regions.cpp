@@ -65,8 +65,8 @@ namespace {
 constexpr char k_hex[] = "0123456789abcdef";
 constexpr std::size_t k_row = 16;
 // Where a row's fields start: offset (8), 2 blanks, 16 bytes of "hh " and a blank between the
-// halves, `|` 16 characters `|`, 2 blanks.
-constexpr std::size_t k_fields_column = 8 + 2 + 3 * k_row + 1 + 1 + k_row + 1 + 2;
+// halves, a blank, `|` 16 characters `|`, 2 blanks.
+constexpr std::size_t k_fields_column = 8 + 2 + 3 * k_row + 1 + 1 + 1 + k_row + 1 + 2;
 // The most of a value a row shows (the JSON has all of it).
 constexpr std::size_t k_shown_value = 48;
 
@@ -104,10 +104,21 @@ std::string_view role_color(Role role) noexcept {
 }
 constexpr std::string_view k_reset = "\x1b[0m";
 
-// A value is shown quoted and escaped when it is text, as it is when it is a number.
-bool quoted(Role role) noexcept {
-    return role == Role::name || role == Role::string || role == Role::magic ||
-           role == Role::syntax || role == Role::whitespace || role == Role::type;
+// A value is shown quoted and escaped when it is text, as it is when it is a number (a type tag
+// is either: a text archive's class name, a GMSV type id).
+bool quoted(const Region& r) noexcept {
+    switch (r.role) {
+    case Role::name:
+    case Role::string:
+    case Role::magic:
+    case Role::syntax:
+    case Role::whitespace:
+        return true;
+    case Role::type:
+        return r.value.empty() || r.value.find_first_not_of("0123456789") != std::string_view::npos;
+    default:
+        return false;
+    }
 }
 
 void append_hex(std::string& out, std::uint64_t value, int digits) {
@@ -140,6 +151,23 @@ void HexDump::region(const Region& r) {
         row_ = row;
         row_open_ = true;
     }
+    // Separators are shown by their colour alone: listed, they would outnumber the fields.
+    if (r.role != Role::syntax && r.role != Role::whitespace) list(r, lo);
+    // Its bytes, row by row.
+    std::uint64_t at = lo;
+    while (true) {
+        const std::uint64_t row_end = row_ + k_row;
+        const std::uint64_t stop = std::min(hi, row_end);
+        for (std::uint64_t i = at; i < stop; ++i) roles_[i - row_] = r.role;
+        if (hi <= row_end) break;
+        flush_row();
+        row_ = row_end;
+        row_open_ = true;
+        at = row_end;
+    }
+}
+
+void HexDump::list(const Region& r, std::uint64_t lo) {
     if (field_count_++) fields_ += '\n';
     if (r.offset < lo) {
         fields_ += "(from 0x";
@@ -155,7 +183,7 @@ void HexDump::region(const Region& r) {
         fields_ += r.path.empty() ? std::string_view("(file)") : r.path;
         fields_ += " = ";
         const std::string_view shown = r.value.substr(0, k_shown_value);
-        if (quoted(r.role))
+        if (quoted(r))
             append_display(fields_, shown, true);
         else
             append_display(fields_, shown);
@@ -166,73 +194,79 @@ void HexDump::region(const Region& r) {
     fields_ += role_name(r.role);
     if (o_.color) fields_ += k_reset;
     fields_ += ')';
-    // Its bytes, row by row.
-    std::uint64_t at = lo;
-    while (true) {
-        const std::uint64_t row_end = row_ + k_row;
-        const std::uint64_t stop = std::min(hi, row_end);
-        for (std::uint64_t i = at; i < stop; ++i) roles_[i - row_] = r.role;
-        if (hi <= row_end) break;
-        flush_row();
-        row_ = row_end;
-        row_open_ = true;
-        at = row_end;
-    }
 }
 
 void HexDump::flush_row() {
     if (!row_open_) return;
     std::string& t = text_;
-    append_hex(t, row_, 8);
-    t += "  ";
     const std::uint64_t first = std::max(row_, o_.begin);
     const std::uint64_t last = std::min(row_ + k_row, o_.end);
-    Role painted = Role::unread;
-    bool in_color = false;
-    auto paint = [&](std::size_t i) {
-        if (!o_.color) return;
-        if (!in_color || painted != roles_[i]) {
-            t += role_color(roles_[i]);
-            painted = roles_[i];
-            in_color = true;
+    if (!o_.color && first == row_ && last == row_ + k_row) {
+        // The common row, whole and plain: built in place.
+        char line[k_fields_column - 2];
+        char* p = line;
+        for (int d = 7; d >= 0; --d) *p++ = k_hex[(row_ >> (4 * d)) & 15];
+        *p++ = ' ';
+        *p++ = ' ';
+        char* ascii = line + 8 + 2 + 3 * k_row + 1 + 1;
+        *ascii++ = '|';
+        for (std::size_t i = 0; i < k_row; ++i) {
+            if (i == 8) *p++ = ' ';
+            const auto b = static_cast<unsigned char>(bytes_[row_ + i]);
+            *p++ = k_hex[b >> 4];
+            *p++ = k_hex[b & 15];
+            *p++ = ' ';
+            *ascii++ = b >= 0x20 && b < 0x7f ? static_cast<char>(b) : '.';
         }
-    };
-    auto unpaint = [&] {
-        if (in_color) {
-            t += k_reset;
+        *p = ' ';
+        *ascii = '|';
+        t.append(line, sizeof line);
+    } else {
+        append_hex(t, row_, 8);
+        t += "  ";
+        bool in_color = false;
+        Role painted = Role::unread;
+        auto paint = [&](std::size_t i) {
+            if (o_.color && (!in_color || painted != roles_[i])) {
+                t += role_color(roles_[i]);
+                painted = roles_[i];
+                in_color = true;
+            }
+        };
+        auto unpaint = [&] {
+            if (in_color) t += k_reset;
             in_color = false;
+        };
+        for (std::size_t i = 0; i < k_row; ++i) {
+            const std::uint64_t at = row_ + i;
+            if (i == 8) t += ' ';
+            if (at >= first && at < last) {
+                paint(i);
+                const auto b = static_cast<unsigned char>(bytes_[at]);
+                t += k_hex[b >> 4];
+                t += k_hex[b & 15];
+                t += ' ';
+            } else {
+                unpaint();
+                t += "   ";
+            }
         }
-    };
-    for (std::size_t i = 0; i < k_row; ++i) {
-        const std::uint64_t at = row_ + i;
-        if (i == 8) t += ' ';
-        if (at >= first && at < last) {
-            paint(i);
-            const auto b = static_cast<unsigned char>(bytes_[at]);
-            t += k_hex[b >> 4];
-            t += k_hex[b & 15];
-            unpaint();
-            t += ' ';
-        } else {
-            unpaint();
-            t += "   ";
+        unpaint();
+        t += " |";
+        for (std::size_t i = 0; i < k_row; ++i) {
+            const std::uint64_t at = row_ + i;
+            if (at >= first && at < last) {
+                paint(i);
+                const auto b = static_cast<unsigned char>(bytes_[at]);
+                t += b >= 0x20 && b < 0x7f ? static_cast<char>(b) : '.';
+            } else {
+                unpaint();
+                t += ' ';
+            }
         }
+        unpaint();
+        t += '|';
     }
-    unpaint();
-    t += " |";
-    for (std::size_t i = 0; i < k_row; ++i) {
-        const std::uint64_t at = row_ + i;
-        if (at >= first && at < last) {
-            paint(i);
-            const char c = bytes_[at];
-            t += c >= 0x20 && c < 0x7f ? c : '.';
-        } else {
-            unpaint();
-            t += ' ';
-        }
-    }
-    unpaint();
-    t += '|';
     if (field_count_ == 0) {
         t += '\n';
     } else {
@@ -250,17 +284,17 @@ void HexDump::flush_row() {
     fields_.clear();
     field_count_ = 0;
     row_open_ = false;
-    if (t.size() >= (1u << 20)) drain(false);
+    if (t.size() >= (1u << 20)) drain();
 }
 
-void HexDump::drain(bool) {
+void HexDump::drain() {
     out_(text_);
     text_.clear();
 }
 
 void HexDump::finish() {
     flush_row();
-    drain(true);
+    drain();
 }
 
 HexJson::HexJson(std::string_view format, std::uint64_t size, std::uint64_t begin,

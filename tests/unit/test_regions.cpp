@@ -172,7 +172,7 @@ TEST_CASE("hex rows: offset, hex, ASCII and the fields that start in the row") {
     CHECK(first ==
           "00000000  53 50 52 4b 04 00 00 00  49 00 00 00 47 65 6e 65  |SPRK....I...Gene|  "
           "(file) = \"SPRK\"  (magic)");
-    CHECK(text.find("\n" + std::string(79, ' ') + "(file) = 4  (version)\n") != std::string::npos);
+    CHECK(text.find("\n" + std::string(80, ' ') + "(file) = 4  (version)\n") != std::string::npos);
     CHECK(text.find("metadata.saveName = \"Generated save\"  (string)") != std::string::npos);
     // Two rows, nothing after 0x20.
     CHECK(text.find("00000010  ") != std::string::npos);

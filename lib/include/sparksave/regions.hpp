@@ -69,9 +69,10 @@ using RegionSink = std::function<void(const Region&)>;
 Findings file_regions(const FormatInfo& format, std::string_view bytes, const RegionSink& sink);
 
 // The text of `dump --hex`: rows of 16 bytes (offset, hex, ASCII), each followed by the fields
-// that start in it (`path = value  (role)`). `[begin, end)` limits the rows to the bytes in it;
-// `color` paints the bytes of each role (ANSI). Regions are taken in file order through
-// region(); the text goes to `out`, in blocks, with the rest after finish().
+// that start in it (`path = value  (role)`; syntax and whitespace are not listed, only painted).
+// `[begin, end)` limits the rows to the bytes in it; `color` paints the bytes of each role (ANSI).
+// Regions are taken in file order through region(); the text goes to `out`, in blocks, with the
+// rest after finish().
 class HexDump {
   public:
     struct Options {
@@ -84,12 +85,9 @@ class HexDump {
     void finish();
 
   private:
-    struct Field {
-        std::size_t text_begin;
-        std::size_t text_end;
-    };
+    void list(const Region& r, std::uint64_t shown_from);
     void flush_row();
-    void drain(bool all);
+    void drain();
 
     std::string_view bytes_;
     Options o_;
