@@ -147,10 +147,7 @@ void HexDump::region(const Region& r) {
     std::uint64_t row = lo - lo % k_row;
     if (row_open_ && row != row_) flush_row();
     // The field's line, on the row it starts in (or the first row shown, when it starts before).
-    if (!row_open_) {
-        row_ = row;
-        row_open_ = true;
-    }
+    if (!row_open_) open_row(row);
     // Separators are shown by their colour alone: listed, they would outnumber the fields.
     if (r.role != Role::syntax && r.role != Role::whitespace) list(r, lo);
     // Its bytes, row by row.
@@ -161,43 +158,55 @@ void HexDump::region(const Region& r) {
         for (std::uint64_t i = at; i < stop; ++i) roles_[i - row_] = r.role;
         if (hi <= row_end) break;
         flush_row();
-        row_ = row_end;
-        row_open_ = true;
+        open_row(row_end);
         at = row_end;
     }
 }
 
+// Plain text goes straight to the output, the row before its fields (open_row); coloured, the
+// row waits for the roles of all its bytes, so its fields wait in fields_.
 void HexDump::list(const Region& r, std::uint64_t lo) {
-    if (field_count_++) fields_ += '\n';
+    std::string& f = o_.color ? fields_ : text_;
+    if (field_count_++) {
+        f += '\n';
+        if (!o_.color) f.append(k_fields_column, ' ');
+    } else if (!o_.color) {
+        f += "  ";
+    }
     if (r.offset < lo) {
-        fields_ += "(from 0x";
-        append_hex(fields_, r.offset, 1);
-        fields_ += ") ";
+        f += "(from 0x";
+        append_hex(f, r.offset, 1);
+        f += ") ";
     }
     if (r.role == Role::unread || r.role == Role::trailing) {
-        fields_ += r.path;
-        fields_ += ' ';
-        fields_ += std::to_string(r.length);
-        fields_ += r.length == 1 ? " byte" : " bytes";
+        f += r.path;
+        f += ' ';
+        f += std::to_string(r.length);
+        f += r.length == 1 ? " byte" : " bytes";
     } else {
-        fields_ += r.path.empty() ? std::string_view("(file)") : r.path;
-        fields_ += " = ";
+        f += r.path.empty() ? std::string_view("(file)") : r.path;
+        f += " = ";
         const std::string_view shown = r.value.substr(0, k_shown_value);
         if (quoted(r))
-            append_display(fields_, shown, true);
+            append_display(f, shown, true);
         else
-            append_display(fields_, shown);
-        if (shown.size() < r.value.size()) fields_ += "...";
+            append_display(f, shown);
+        if (shown.size() < r.value.size()) f += "...";
     }
-    fields_ += "  (";
-    if (o_.color) fields_ += role_color(r.role);
-    fields_ += role_name(r.role);
-    if (o_.color) fields_ += k_reset;
-    fields_ += ')';
+    f += "  (";
+    if (o_.color) f += role_color(r.role);
+    f += role_name(r.role);
+    if (o_.color) f += k_reset;
+    f += ')';
 }
 
-void HexDump::flush_row() {
-    if (!row_open_) return;
+void HexDump::open_row(std::uint64_t row) {
+    row_ = row;
+    row_open_ = true;
+    if (!o_.color) row_text();
+}
+
+void HexDump::row_text() {
     std::string& t = text_;
     const std::uint64_t first = std::max(row_, o_.begin);
     const std::uint64_t last = std::min(row_ + k_row, o_.end);
@@ -267,18 +276,28 @@ void HexDump::flush_row() {
         unpaint();
         t += '|';
     }
-    if (field_count_ == 0) {
+}
+
+void HexDump::flush_row() {
+    if (!row_open_) return;
+    std::string& t = text_;
+    if (!o_.color) {
         t += '\n';
     } else {
-        t += "  ";
-        std::size_t from = 0;
-        while (true) {
-            const std::size_t nl = fields_.find('\n', from);
-            t.append(fields_, from, nl == std::string::npos ? std::string::npos : nl - from);
+        row_text();
+        if (field_count_ == 0) {
             t += '\n';
-            if (nl == std::string::npos) break;
-            t.append(k_fields_column, ' ');
-            from = nl + 1;
+        } else {
+            t += "  ";
+            std::size_t from = 0;
+            while (true) {
+                const std::size_t nl = fields_.find('\n', from);
+                t.append(fields_, from, nl == std::string::npos ? std::string::npos : nl - from);
+                t += '\n';
+                if (nl == std::string::npos) break;
+                t.append(k_fields_column, ' ');
+                from = nl + 1;
+            }
         }
     }
     fields_.clear();

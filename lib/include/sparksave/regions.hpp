@@ -86,6 +86,8 @@ class HexDump {
 
   private:
     void list(const Region& r, std::uint64_t shown_from);
+    void open_row(std::uint64_t row);
+    void row_text();
     void flush_row();
     void drain();
 
