@@ -62,16 +62,16 @@ Findings file_regions(const FormatInfo& format, std::string_view bytes, const Re
 
 namespace {
 
-constexpr char k_hex[] = "0123456789abcdef";
-constexpr std::size_t k_row = 16;
+constexpr char k_hex_row_digits[] = "0123456789abcdef";
+constexpr std::size_t k_row_size = 16;
 // Where a row's fields start: offset (8), 2 blanks, 16 bytes of "hh " and a blank between the
 // halves, a blank, `|` 16 characters `|`, 2 blanks.
-constexpr std::size_t k_fields_column = 8 + 2 + 3 * k_row + 1 + 1 + 1 + k_row + 1 + 2;
+constexpr std::size_t k_row_fields_column = 8 + 2 + 3 * k_row_size + 1 + 1 + 1 + k_row_size + 1 + 2;
 // The most of a value a row shows (the JSON has all of it).
-constexpr std::size_t k_shown_value = 48;
+constexpr std::size_t k_row_value_shown = 48;
 
 // The ANSI colour of a role's bytes.
-std::string_view role_color(Role role) noexcept {
+std::string_view role_ansi(Role role) noexcept {
     switch (role) {
     case Role::magic:
     case Role::version:
@@ -102,11 +102,11 @@ std::string_view role_color(Role role) noexcept {
     }
     return "";
 }
-constexpr std::string_view k_reset = "\x1b[0m";
+constexpr std::string_view k_ansi_reset = "\x1b[0m";
 
-// A value is shown quoted and escaped when it is text, as it is when it is a number (a type tag
-// is either: a text archive's class name, a GMSV type id).
-bool quoted(const Region& r) noexcept {
+// A value is shown quoted and escaped when it is text, as it is when it is a number (a type
+// tag is either: a text archive's class name, a GMSV type id).
+bool shown_quoted(const Region& r) noexcept {
     switch (r.role) {
     case Role::name:
     case Role::string:
@@ -121,11 +121,11 @@ bool quoted(const Region& r) noexcept {
     }
 }
 
-void append_hex(std::string& out, std::uint64_t value, int digits) {
+void append_hex_offset(std::string& out, std::uint64_t value, int digits) {
     char buf[16];
     int n = 0;
     while (n < digits || value != 0) {
-        buf[n++] = k_hex[value & 15];
+        buf[n++] = k_hex_row_digits[value & 15];
         value >>= 4;
         if (n == 16) break;
     }
@@ -144,7 +144,7 @@ void HexDump::region(const Region& r) {
     const std::uint64_t lo = std::max(r.offset, o_.begin);
     const std::uint64_t hi = std::min(r.offset + r.length, o_.end);
     if (lo >= hi) return;
-    std::uint64_t row = lo - lo % k_row;
+    std::uint64_t row = lo - lo % k_row_size;
     if (row_open_ && row != row_) flush_row();
     // The field's line, on the row it starts in (or the first row shown, when it starts before).
     if (!row_open_) open_row(row);
@@ -153,7 +153,7 @@ void HexDump::region(const Region& r) {
     // Its bytes, row by row.
     std::uint64_t at = lo;
     while (true) {
-        const std::uint64_t row_end = row_ + k_row;
+        const std::uint64_t row_end = row_ + k_row_size;
         const std::uint64_t stop = std::min(hi, row_end);
         for (std::uint64_t i = at; i < stop; ++i) roles_[i - row_] = r.role;
         if (hi <= row_end) break;
@@ -169,13 +169,13 @@ void HexDump::list(const Region& r, std::uint64_t lo) {
     std::string& f = o_.color ? fields_ : text_;
     if (field_count_++) {
         f += '\n';
-        if (!o_.color) f.append(k_fields_column, ' ');
+        if (!o_.color) f.append(k_row_fields_column, ' ');
     } else if (!o_.color) {
         f += "  ";
     }
     if (r.offset < lo) {
         f += "(from 0x";
-        append_hex(f, r.offset, 1);
+        append_hex_offset(f, r.offset, 1);
         f += ") ";
     }
     if (r.role == Role::unread || r.role == Role::trailing) {
@@ -186,17 +186,17 @@ void HexDump::list(const Region& r, std::uint64_t lo) {
     } else {
         f += r.path.empty() ? std::string_view("(file)") : r.path;
         f += " = ";
-        const std::string_view shown = r.value.substr(0, k_shown_value);
-        if (quoted(r))
+        const std::string_view shown = r.value.substr(0, k_row_value_shown);
+        if (shown_quoted(r))
             append_display(f, shown, true);
         else
             append_display(f, shown);
         if (shown.size() < r.value.size()) f += "...";
     }
     f += "  (";
-    if (o_.color) f += role_color(r.role);
+    if (o_.color) f += role_ansi(r.role);
     f += role_name(r.role);
-    if (o_.color) f += k_reset;
+    if (o_.color) f += k_ansi_reset;
     f += ')';
 }
 
@@ -209,21 +209,21 @@ void HexDump::open_row(std::uint64_t row) {
 void HexDump::row_text() {
     std::string& t = text_;
     const std::uint64_t first = std::max(row_, o_.begin);
-    const std::uint64_t last = std::min(row_ + k_row, o_.end);
-    if (!o_.color && first == row_ && last == row_ + k_row) {
+    const std::uint64_t last = std::min(row_ + k_row_size, o_.end);
+    if (!o_.color && first == row_ && last == row_ + k_row_size) {
         // The common row, whole and plain: built in place.
-        char line[k_fields_column - 2];
+        char line[k_row_fields_column - 2];
         char* p = line;
-        for (int d = 7; d >= 0; --d) *p++ = k_hex[(row_ >> (4 * d)) & 15];
+        for (int d = 7; d >= 0; --d) *p++ = k_hex_row_digits[(row_ >> (4 * d)) & 15];
         *p++ = ' ';
         *p++ = ' ';
-        char* ascii = line + 8 + 2 + 3 * k_row + 1 + 1;
+        char* ascii = line + 8 + 2 + 3 * k_row_size + 1 + 1;
         *ascii++ = '|';
-        for (std::size_t i = 0; i < k_row; ++i) {
+        for (std::size_t i = 0; i < k_row_size; ++i) {
             if (i == 8) *p++ = ' ';
             const auto b = static_cast<unsigned char>(bytes_[row_ + i]);
-            *p++ = k_hex[b >> 4];
-            *p++ = k_hex[b & 15];
+            *p++ = k_hex_row_digits[b >> 4];
+            *p++ = k_hex_row_digits[b & 15];
             *p++ = ' ';
             *ascii++ = b >= 0x20 && b < 0x7f ? static_cast<char>(b) : '.';
         }
@@ -231,29 +231,29 @@ void HexDump::row_text() {
         *ascii = '|';
         t.append(line, sizeof line);
     } else {
-        append_hex(t, row_, 8);
+        append_hex_offset(t, row_, 8);
         t += "  ";
         bool in_color = false;
         Role painted = Role::unread;
         auto paint = [&](std::size_t i) {
             if (o_.color && (!in_color || painted != roles_[i])) {
-                t += role_color(roles_[i]);
+                t += role_ansi(roles_[i]);
                 painted = roles_[i];
                 in_color = true;
             }
         };
         auto unpaint = [&] {
-            if (in_color) t += k_reset;
+            if (in_color) t += k_ansi_reset;
             in_color = false;
         };
-        for (std::size_t i = 0; i < k_row; ++i) {
+        for (std::size_t i = 0; i < k_row_size; ++i) {
             const std::uint64_t at = row_ + i;
             if (i == 8) t += ' ';
             if (at >= first && at < last) {
                 paint(i);
                 const auto b = static_cast<unsigned char>(bytes_[at]);
-                t += k_hex[b >> 4];
-                t += k_hex[b & 15];
+                t += k_hex_row_digits[b >> 4];
+                t += k_hex_row_digits[b & 15];
                 t += ' ';
             } else {
                 unpaint();
@@ -262,7 +262,7 @@ void HexDump::row_text() {
         }
         unpaint();
         t += " |";
-        for (std::size_t i = 0; i < k_row; ++i) {
+        for (std::size_t i = 0; i < k_row_size; ++i) {
             const std::uint64_t at = row_ + i;
             if (at >= first && at < last) {
                 paint(i);
@@ -295,7 +295,7 @@ void HexDump::flush_row() {
                 t.append(fields_, from, nl == std::string::npos ? std::string::npos : nl - from);
                 t += '\n';
                 if (nl == std::string::npos) break;
-                t.append(k_fields_column, ' ');
+                t.append(k_row_fields_column, ' ');
                 from = nl + 1;
             }
         }
