@@ -6,6 +6,7 @@ bench/out/full/results.md, or bench/out/quick/ with --quick).
 
     python3 bench/run.py            # full size: ~256 MB saves, 10,000 small files
     python3 bench/run.py --quick    # tiny inputs, to keep the bench from rotting (CI)
+    python3 bench/run.py --only dump-hex   # one row alone (on the big save)
 
 Needs an optimised build with the benchmark programs (made with `cmake --preset bench` unless
 --build-dir is given), gcc
@@ -63,6 +64,9 @@ def main():
     ap.add_argument("--build-dir", help="an existing release build directory")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true", help="skip the Kaitai and Python peers")
+    ap.add_argument("--only", choices=["dump-hex"],
+                    help="run only this workload's row, on the big v4 save (generated alone when "
+                         "missing); prints its row, leaves results.md as it was")
     args = ap.parse_args()
 
     sparksave, gen = build(args.build_dir)
@@ -82,6 +86,25 @@ def main():
     small_v1_count = 100 if args.quick else 1000
     dump_json = os.path.join(OUT, "big-v4.json")
     tag = os.path.join(OUT, f"generated-{entities}-{small_count}-{small_v1_count}")
+
+    def hex_row(add):
+        """dump --hex of the big save: every byte's row and field (issue 25: >= 50 MB/s)."""
+        size = os.path.getsize(big4)
+        t, rss = best([sparksave, "dump", "--hex", big4], repeat)
+        add("sparksave dump --hex > /dev/null", f"big v4 ({mb(size):.0f} MB)", t, rss, size=size,
+            note="target >= 50 MB/s")
+
+    if args.only == "dump-hex":
+        if not os.path.exists(big4):
+            print("generating the big v4 save ...", file=sys.stderr)
+            subprocess.run([gen, "big", big4, "4", str(entities)], check=True, stdout=subprocess.DEVNULL)
+        only = []
+        hex_row(lambda name, what, seconds, rss, size, note: only.append(
+            f"| {name} | {what} | {seconds:.3f} s | {mb(size) / seconds:,.0f} MB/s | "
+            f"{rss / 2**20:,.0f} MiB | {note} |"))
+        print("| workload | input | time | throughput | peak RSS | notes |\n|---|---|---:|---:|---:|---|")
+        print("\n".join(only))
+        return
     if not os.path.exists(tag):
         print("generating inputs ...", file=sys.stderr)
         for f in (big4, big1, big4b, mid4):
@@ -136,6 +159,7 @@ def main():
     add("sparksave dump --json > /dev/null", bigv, t, rss, size=size4)
     t, rss = best([sparksave, "dump", big4], repeat)
     add("sparksave dump (text) > /dev/null", bigv, t, rss, size=size4)
+    hex_row(add)
     migrated = os.path.join(OUT, "migrated.spark_save")
 
     def migrate_once():

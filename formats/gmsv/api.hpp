@@ -39,6 +39,9 @@ Result<Packed> from_json(std::string_view json);
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 // Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).
+// The byte map of `dump --hex` (regions.cpp; sparksave/regions.hpp) and the read's findings.
+Findings regions(std::string_view bytes, const std::function<void(const Region&)>& sink);
+
 extern const FormatJson k_json;
 
 } // namespace gmsv

@@ -882,7 +882,8 @@ const FormatJson k_json = {.id = FormatId::spark_save,
                            .to_json = to_json,
                            .from_json = from_json,
                            .json_parts = json_parts,
-                           .from_json_to = from_json_to};
+                           .from_json_to = from_json_to,
+                           .regions = regions};
 
 } // namespace spark_save
 SPARKSAVE_END_NAMESPACE

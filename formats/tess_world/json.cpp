@@ -535,7 +535,8 @@ Result<Packed> from_json(std::string_view text) {
 }
 
 // The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
-const FormatJson k_json = {.id = FormatId::tess_world, .to_json = to_json, .from_json = from_json};
+const FormatJson k_json = {
+    .id = FormatId::tess_world, .to_json = to_json, .from_json = from_json, .regions = regions};
 
 } // namespace tess_world
 SPARKSAVE_END_NAMESPACE

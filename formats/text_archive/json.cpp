@@ -394,7 +394,7 @@ Result<Packed> from_json(std::string_view json) {
 
 // The format's JSON row (format.hpp FormatJson; formats/registry_json.cpp lists it).
 const FormatJson k_json = {
-    .id = FormatId::text_archive, .to_json = to_json, .from_json = from_json};
+    .id = FormatId::text_archive, .to_json = to_json, .from_json = from_json, .regions = regions};
 
 } // namespace text_archive
 SPARKSAVE_END_NAMESPACE

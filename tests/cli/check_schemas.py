@@ -4,9 +4,10 @@ man/schemas/ (sparksave(1) JSON OUTPUT), over the whole test corpus: verify --js
 info --json of every file of testdata/ (valid, invalid, real, ...) and of its directories, diff
 --json and diff --stat --json of pairs of saves of each format, migrate --json (--dry-run,
 --check, and a run with --backup in a scratch copy, content rules included), --version --json,
-and dump --json of every file verify reads (damaged ones too: what could be read, "complete":
+dump --json of every file verify reads (damaged ones too: what could be read, "complete":
 false) against dump-<format>.schema.json of the format verify names, which the dump must name
-too; each format's dumps are counted, and a format with none fails the check.
+too (each format's dumps are counted, and a format with none fails the check), and dump --hex
+--json of a sample of testdata/ (25 files a folder).
 
     check_schemas.py SPARKSAVE TESTDATA SCHEMAS
 
@@ -106,6 +107,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("migrate.schema.json", ["migrate", "--json", "--in-place", "--backup", "saves"], cwd=tmp)
     check("migrate.schema.json", ["migrate", "--json", "--output-dir", "out", "saves"], cwd=tmp)
 check("version.schema.json", ["--version", "--json"], whole=True)
+# dump --hex --json: a record of every region of a file, so a sample: the first 25 files of each
+# folder of testdata/ (valid, invalid, real, ... of each format).
+sampled = {}
+for f in files:
+    folder = os.path.dirname(f)
+    sampled[folder] = sampled.get(folder, 0) + 1
+    if sampled[folder] <= 25:
+        check("dump-hex.schema.json", ["dump", "--hex", "--json", f], whole=True)
 
 # dump --json of every file verify reads (a format named), against its format's schema.
 dumps = {fmt: 0 for fmt in formats}

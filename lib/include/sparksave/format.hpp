@@ -28,6 +28,8 @@
 
 SPARKSAVE_BEGIN_NAMESPACE
 
+struct Region; // sparksave/regions.hpp
+
 struct ReadOptions {
     // Keep reading after a checksum or version-field problem, so that `dump` can still show
     // what the file holds. The problem is reported either way.
@@ -240,6 +242,12 @@ struct FormatJson {
     // Optional: from_json handing the bytes to `emit` in blocks (pack of a large dump).
     Result<Packed> (*from_json_to)(
         std::string_view json, const std::function<Result<void>(std::string_view)>& emit) = nullptr;
+    // The byte map of a file (`dump --hex`, sparksave/regions.hpp): hands the regions of the fields
+    // the format's reader reads to `sink`, in file order, up to where the reading stopped (gaps:
+    // `<trailing>` where the format has bytes after its structure). In this table, beside the
+    // JSON, so that a program that never dumps links none of it. Returns the read's findings.
+    Findings (*regions)(std::string_view bytes,
+                        const std::function<void(const Region&)>& sink) = nullptr;
 };
 
 inline constexpr std::size_t k_detect_bytes = 4096;
