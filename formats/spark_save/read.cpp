@@ -67,18 +67,23 @@ class TreeSink {
             next_part(Document::Part::item);
             b_.open(NodeKind::list, entities_);
             index_ = index;
+            bare_ = !consumer_->wants_children(index);
         }
         entity_ = b_.open(NodeKind::object, doc_.ref(name), span(offset, 0));
     }
     void on_component(std::string_view type, std::size_t offset) {
+        if (bare_) return;
         b_.open(NodeKind::object, doc_.ref(type), span(offset, 0));
     }
     void on_property(std::string_view key, std::string_view value, std::size_t offset,
                      std::size_t end) {
+        if (bare_) return;
         b_.add(NodeKind::scalar, doc_.ref(key), doc_.ref(value), span(offset, end - offset),
                ValueType::string);
     }
-    void on_component_end(std::size_t end) { close_at(end); }
+    void on_component_end(std::size_t end) {
+        if (!bare_) close_at(end);
+    }
     void on_entity_end(std::size_t end) {
         close_at(end);
         if (consumer_) {
@@ -87,6 +92,7 @@ class TreeSink {
         }
     }
     void on_entities_end(std::size_t end) {
+        bare_ = false;
         if (consumer_)
             next_part(Document::Part::tail);
         else
@@ -144,6 +150,7 @@ class TreeSink {
     std::size_t keep_;
     NodeId entity_ = k_no_node;
     std::uint32_t index_ = 0;
+    bool bare_ = false; // this item's children are not built (Parts::wants_children)
     std::uint32_t declared_ = 0;
 };
 

@@ -399,6 +399,10 @@ struct Side {
                 if (index) side.tail.emplace(doc);
                 return {};
             }
+            // The index needs each item's name and span; a later read the items it keeps.
+            bool wants_children(std::uint64_t i) override {
+                return !index && i < side.keep.size() && side.keep[i];
+            }
         } consumer(*this, index);
         return format.stream(source, consumer).findings; // the consumer never fails
     }

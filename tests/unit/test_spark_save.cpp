@@ -775,3 +775,45 @@ TEST_CASE("the engine verdict over the corpus: only shifted metadata loads among
         }
     }
 }
+
+TEST_CASE("stream: an item whose children the consumer declines comes as its node alone, read and "
+          "checked all the same") {
+    // What a consumer saw of each item: its name, span and child count, and the findings.
+    struct Seen : Parts {
+        bool bare_odd = false;
+        std::vector<std::string> items;
+        Result<void> head(Document&, std::uint64_t) override { return {}; }
+        Result<void> item(Document& doc, NodeId item, std::uint64_t index) override {
+            const Span s = doc.node(item).span;
+            items.push_back(fmt::format("{} {} {}+{} {}", index, doc.name(item), s.offset, s.length,
+                                        doc.child_count(item)));
+            return {};
+        }
+        Result<void> tail(Document&) override { return {}; }
+        bool wants_children(std::uint64_t index) override { return !bare_odd || index % 2 == 0; }
+    };
+    std::mt19937 rng(26);
+    int bare = 0;
+    for (int round = 0; round < 60; ++round) {
+        std::string bytes = test::random_spark_save(rng, 1 + static_cast<std::uint32_t>(round % 4));
+        if (round % 3 == 1) bytes.resize(bytes.size() * 2 / 3); // cut short: stopped part way
+        auto source = std::make_shared<const Source>(bytes);
+        Seen full, odd;
+        odd.bare_odd = true;
+        const PartsRead a = ss::stream(source, full), b = ss::stream(source, odd);
+        CHECK(a.findings.items().size() == b.findings.items().size());
+        CHECK(a.findings.error_count() == b.findings.error_count());
+        REQUIRE(full.items.size() == odd.items.size());
+        for (std::size_t i = 0; i < full.items.size(); ++i) {
+            if (i % 2 == 0) {
+                CHECK(odd.items[i] == full.items[i]);
+                continue;
+            }
+            // The same name and span, no children.
+            const std::string& f = full.items[i];
+            CHECK(odd.items[i] == f.substr(0, f.rfind(' ')) + " 0");
+            ++bare;
+        }
+    }
+    CHECK(bare > 20);
+}

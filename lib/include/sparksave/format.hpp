@@ -95,6 +95,13 @@ struct Parts {
     virtual Result<void> item(Document& doc, NodeId item, std::uint64_t index) = 0;
     virtual Result<void> tail(Document& doc) = 0;
     virtual void stopped() {}
+    // Asked by a producer that can (spark_save's stream()) as an item begins: false, and the item
+    // comes with its own node alone (its name and span, no children), read and checked all the
+    // same. For a consumer that needs no more of some items (diff's index of a file).
+    virtual bool wants_children(std::uint64_t index) {
+        (void)index;
+        return true;
+    }
 };
 
 // What reading a file part by part found: its findings, as read() gives them, and the error of
