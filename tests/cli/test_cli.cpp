@@ -77,6 +77,7 @@ TEST_CASE("diff --json output parses back as the documented array") {
 
 #ifdef SPARKSAVE_BINARY
 #include "spark_save/api.hpp"
+#include "sparksave/content_rules.hpp"
 #include "sparksave/migrate.hpp"
 #include "sparksave/print.hpp"
 
@@ -184,6 +185,64 @@ TEST_CASE("large files: dump and migrate part by part give what the whole tree g
     CHECK(status == 1);
     // The v4 checksum is derived (left out without --derived).
     CHECK(across.find("20002 differences: 20001 added, 0 removed, 1 changed") != std::string::npos);
+
+    // migrate --rules of a large file goes part by part: the bytes RuleSet::apply gives, of the v1
+    // file and of the v4 one; a second run in place finds the save at its module's newest version
+    // and leaves the file as it is.
+    const std::string rule = "id = \"big\"\nsummary = \"s\"\nformat = \"spark_save\"\n"
+                             "module = { key = \"k\", from = 0, to = 1 }\n"
+                             "[[step]]\nop = \"rename-property\"\ncomponent = \"Health\"\n"
+                             "from = \"hp\"\nto = \"current\"\n"
+                             "[[step]]\nop = \"set-custom\"\nkey = \"note\"\nvalue = \"x\"\n";
+    test::write_bytes(dir / "big.toml", rule);
+    const RuleText rule_text{"big.toml", rule, {}};
+    auto set = RuleSet::parse({&rule_text, 1});
+    REQUIRE(set);
+    std::string at_zero = input; // the module key at 0: the custom state's one pair "k" = "v"
+    at_zero.replace(at_zero.size() - 1, 1, "0");
+    test::write_bytes(dir / "rules.spark_save", at_zero);
+    for (const char* in : {"rules.spark_save", "big.v4.spark_save"}) {
+        CAPTURE(in);
+        std::string save = test::read_bytes(dir / in);
+        if (std::string(in) == "big.v4.spark_save") { // its pair "k" = "v" set to "0", resealed
+            auto v = spark_save::read(std::make_shared<const Source>(save));
+            const NodeId custom = v.doc.child(v.doc.root(), "customState");
+            REQUIRE(custom != k_no_node);
+            const NodeId first = v.doc.node(custom).first_child;
+            REQUIRE(first != k_no_node);
+            v.doc.node(first).value = v.doc.text("0");
+            v.doc.node(first).span = Span{};
+            auto w = spark_save::write(v.doc);
+            REQUIRE(w);
+            save = *w;
+            test::write_bytes(dir / in, save);
+        }
+        auto want = set->apply(std::span<const std::byte>(
+            reinterpret_cast<const std::byte*>(save.data()), save.size()));
+        REQUIRE(want);
+        REQUIRE(want->changed);
+        fs::remove(dir / "ruled.spark_save");
+        const std::string report =
+            run_binary("migrate --rules " + (dir / "big.toml").string() + " -o " +
+                           (dir / "ruled.spark_save").string() + " " + (dir / in).string(),
+                       status);
+        CHECK(status == 0);
+        CHECK(report.find(", k 0 -> 1 -> ") != std::string::npos);
+        CHECK(test::read_bytes(dir / "ruled.spark_save") == want->bytes);
+        // The same in place, then again: up to date, the file as the first run left it.
+        run_binary("migrate --rules " + (dir / "big.toml").string() + " --in-place " +
+                       (dir / in).string(),
+                   status);
+        CHECK(status == 0);
+        CHECK(test::read_bytes(dir / in) == want->bytes);
+        const auto mtime = fs::last_write_time(dir / in);
+        const std::string again = run_binary("migrate --rules " + (dir / "big.toml").string() +
+                                                 " --in-place " + (dir / in).string(),
+                                             status);
+        CHECK(status == 0);
+        CHECK(again.find("1 up to date") != std::string::npos);
+        CHECK(fs::last_write_time(dir / in) == mtime);
+    }
     fs::remove_all(dir);
 }
 #endif
