@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -301,18 +302,21 @@ class StableStrings {
     std::size_t used_ = 0;
 };
 
-// Item names to dense ids (open addressing; one probe sequence per lookup, no node per name):
-// a save's 400,000 entity names are looked up twice per file.
+std::size_t name_hash(std::string_view name) noexcept {
+    return std::hash<std::string_view>()(name);
+}
+
+// Item names to dense ids (open addressing; one probe sequence per lookup, no node per name),
+// each name's hash given (name_hash).
 class NameTable {
   public:
-    std::uint32_t id(std::string_view name) {
+    std::uint32_t id(std::string_view name, std::size_t h) {
         if ((names_.size() + 1) * 2 > slots_.size()) grow();
-        const std::size_t h = std::hash<std::string_view>()(name);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t at = h & mask;; at = (at + 1) & mask) {
             const std::uint32_t slot = slots_[at];
             if (slot == 0) {
-                names_.push_back(strings_.keep(name));
+                names_.push_back(name);
                 hashes_.push_back(h);
                 slots_[at] = static_cast<std::uint32_t>(names_.size());
                 return slot_id(slots_[at]);
@@ -321,9 +325,8 @@ class NameTable {
         }
     }
     // The id of a name already in the table, or nullopt.
-    std::optional<std::uint32_t> find(std::string_view name) const {
+    std::optional<std::uint32_t> find(std::string_view name, std::size_t h) const {
         if (slots_.empty()) return std::nullopt;
-        const std::size_t h = std::hash<std::string_view>()(name);
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t at = h & mask;; at = (at + 1) & mask) {
             const std::uint32_t slot = slots_[at];
@@ -347,27 +350,33 @@ class NameTable {
         slots_.swap(slots);
     }
 
-    StableStrings strings_;
-    std::vector<std::string_view> names_;
+    std::vector<std::string_view> names_; // the callers', which stay where they are
     std::vector<std::size_t> hashes_;
     std::vector<std::uint32_t> slots_; // 0: empty, else id + 1
 };
 
-// One file's side of a streamed diff: its head and tail, the name id, occurrence and byte span
-// of every item, how many items each name has, and the items kept for a node-by-node comparison.
+// One file's side of a streamed diff: its head and tail, the name, its hash and the byte span of
+// every item, and the items kept for a node-by-node comparison.
 struct Side {
     std::shared_ptr<const Source> source;
-    NameTable names;
+    StableStrings copies; // names that are not the file's bytes
     std::optional<Document> head, tail;
-    std::vector<std::uint32_t> name_ids, occurrences;
+    std::vector<std::string_view> names;
+    std::vector<std::size_t> hashes;
     std::vector<Span> spans;
-    std::vector<std::uint32_t> count; // by name id
-    std::vector<std::uint8_t> keep;   // by item: compare it node by node
+    std::vector<std::uint8_t> keep; // by item: compare it node by node
     std::unordered_map<std::size_t, std::pair<Document, NodeId>> kept;
     Findings findings;
 
-    std::size_t count_of(std::uint32_t id) const noexcept {
-        return id < count.size() ? count[id] : 0;
+    // A name that stays valid for the diff: a view of the file's bytes as it is (the source is
+    // held), else a copy.
+    std::string_view stable(std::string_view name) {
+        const std::string_view bytes = source->view();
+        if (name.empty() ||
+            (std::less_equal<>()(bytes.data(), name.data()) &&
+             std::less_equal<>()(name.data() + name.size(), bytes.data() + bytes.size())))
+            return name;
+        return copies.keep(name);
     }
 
     // Reads the file part by part. The first read indexes it (and keeps head and tail); a later
@@ -383,11 +392,9 @@ struct Side {
             }
             Result<void> item(Document& doc, NodeId item, std::uint64_t i) override {
                 if (index) {
-                    const std::uint32_t id = side.names.id(doc.name(item));
-                    if (id >= side.count.size())
-                        side.count.resize(std::max<std::size_t>(id + 1, side.count.size() * 2), 0);
-                    side.name_ids.push_back(id);
-                    side.occurrences.push_back(side.count[id]++);
+                    const std::string_view name = side.stable(doc.name(item));
+                    side.names.push_back(name);
+                    side.hashes.push_back(name_hash(name));
                     side.spans.push_back(doc.node(item).span);
                 } else if (i < side.keep.size() && side.keep[i]) {
                     side.kept.emplace(static_cast<std::size_t>(i),
@@ -432,28 +439,49 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
     if (!sa.head || !sb.head || !sa.tail || !sb.tail)
         return make_error(ErrorCode::internal, "a part-by-part read left out a part");
 
-    // 2. Match: the k-th item named n in a with the k-th named n in b (b's items grouped by
-    // name, in order: by_name[start[n] + k]). An item whose bytes equal its match's (same format
-    // version: the same bytes read by the same rules) is done; the others are kept.
+    // 2. Match: the k-th item named n in a with the k-th named n in b. Where both files begin
+    // with the same names (two states of one save: all of them), that is item i with item i;
+    // after the first item added, removed or renamed, the k-th named n in a's rest with the k-th
+    // named n in b's rest (the common beginning holds as many items of each name on both sides,
+    // so that is the k-th of the whole files), b's rest grouped by name (by_name[start[n] + k]).
+    // An item whose bytes equal its match's (same format version: the same bytes read by the
+    // same rules) is done; the others are kept.
     constexpr std::uint32_t k_none = ~0u;
-    std::vector<std::uint32_t> start(sb.count.size() + 1, 0), by_name(sb.name_ids.size());
-    for (std::size_t n = 0; n < sb.count.size(); ++n) start[n + 1] = start[n] + sb.count[n];
-    for (std::size_t j = 0; j < sb.name_ids.size(); ++j)
-        by_name[start[sb.name_ids[j]] + sb.occurrences[j]] = static_cast<std::uint32_t>(j);
-    std::vector<std::uint32_t> b_id(sa.names.size(), k_none); // a's name ids to b's
-    for (std::uint32_t id = 0; id < sa.names.size(); ++id)
-        if (auto found = sb.names.find(sa.names.name(id))) b_id[id] = *found;
+    const std::size_t na = sa.names.size(), nb = sb.names.size();
+    std::size_t common = 0;
+    while (common < na && common < nb && sa.hashes[common] == sb.hashes[common] &&
+           sa.names[common] == sb.names[common])
+        ++common;
+    std::vector<std::uint32_t> match(na, k_none);
+    for (std::size_t i = 0; i < common; ++i) match[i] = static_cast<std::uint32_t>(i);
+    if (common < na && common < nb) {
+        NameTable rest; // the names of b's rest
+        std::vector<std::uint32_t> id_b(nb - common), occurrence_b(nb - common), count_b;
+        for (std::size_t j = common; j < nb; ++j) {
+            const std::uint32_t id = rest.id(sb.names[j], sb.hashes[j]);
+            if (id >= count_b.size()) count_b.push_back(0);
+            id_b[j - common] = id;
+            occurrence_b[j - common] = count_b[id]++;
+        }
+        std::vector<std::uint32_t> start(count_b.size() + 1, 0), by_name(nb - common);
+        for (std::size_t n = 0; n < count_b.size(); ++n) start[n + 1] = start[n] + count_b[n];
+        for (std::size_t j = 0; j < nb - common; ++j)
+            by_name[start[id_b[j]] + occurrence_b[j]] = static_cast<std::uint32_t>(common + j);
+        std::vector<std::uint32_t> seen_a(count_b.size(), 0); // a's rest: items of each name
+        for (std::size_t i = common; i < na; ++i) {
+            const auto id = rest.find(sa.names[i], sa.hashes[i]);
+            if (!id) continue;
+            const std::uint32_t k = seen_a[*id]++;
+            if (k < count_b[*id]) match[i] = by_name[start[*id] + k];
+        }
+    }
     const bool same_encoding = sa.head->version() == sb.head->version();
     const std::string_view bytes_a = sa.source->view(), bytes_b = sb.source->view();
-    std::vector<std::uint32_t> match(sa.name_ids.size(), k_none);
-    sa.keep.assign(sa.name_ids.size(), 1);
-    sb.keep.assign(sb.name_ids.size(), 1);
+    sa.keep.assign(na, 1);
+    sb.keep.assign(nb, 1);
     bool keep_a = false, keep_b = false;
-    for (std::size_t i = 0; i < sa.name_ids.size(); ++i) {
-        const std::uint32_t id = b_id[sa.name_ids[i]], k = sa.occurrences[i];
-        const std::uint32_t j =
-            id != k_none && k < sb.count_of(id) ? by_name[start[id] + k] : k_none;
-        match[i] = j;
+    for (std::size_t i = 0; i < na; ++i) {
+        const std::uint32_t j = match[i];
         if (j == k_none) continue;
         const Span x = sa.spans[i], y = sb.spans[j];
         if (same_encoding && x.valid() && y.valid() && x.length == y.length &&
@@ -509,31 +537,46 @@ Result<StreamedDiff> diff_streamed(const FormatInfo& format, std::shared_ptr<con
         }
         return p;
     };
-    for (std::size_t i = 0; i < sa.name_ids.size(); ++i) {
+    // How many items each file has of the names of the items reported (a path names an item by
+    // its name when it is the only one of it on either side).
+    NameTable reported;
+    for (std::size_t i = 0; i < na; ++i)
+        if (sa.keep[i]) reported.id(sa.names[i], sa.hashes[i]);
+    for (std::size_t j = 0; j < nb; ++j)
+        if (sb.keep[j]) reported.id(sb.names[j], sb.hashes[j]);
+    std::vector<std::size_t> count_a(reported.size(), 0), count_b(reported.size(), 0);
+    for (std::size_t i = 0; i < na; ++i)
+        if (auto id = reported.find(sa.names[i], sa.hashes[i])) ++count_a[*id];
+    for (std::size_t j = 0; j < nb; ++j)
+        if (auto id = reported.find(sb.names[j], sb.hashes[j])) ++count_b[*id];
+    auto count_of = [&](const std::vector<std::size_t>& counts, const Side& side, std::size_t i) {
+        return counts[*reported.find(side.names[i], side.hashes[i])];
+    };
+    for (std::size_t i = 0; i < na; ++i) {
         if (!sa.keep[i]) continue;
         auto& [doc_a, item_a] = sa.kept.at(i);
-        const std::uint32_t id = sa.name_ids[i];
-        const std::string_view name = sa.names.name(id);
+        const std::string_view name = sa.names[i];
         const std::uint32_t j = match[i];
         if (j == k_none) {
             Differ(doc_a, doc_a, options, emit)
-                .item(step(name, sa.count_of(id), i), Change::Op::remove, item_a, k_no_node);
+                .item(step(name, count_of(count_a, sa, i), i), Change::Op::remove, item_a,
+                      k_no_node);
             continue;
         }
         auto& [doc_b, item_b] = sb.kept.at(j);
         Differ(doc_a, doc_b, options, emit)
-            .item(step(name, std::max(sa.count_of(id), sb.count_of(sb.name_ids[j])), j),
+            .item(step(name, std::max(count_of(count_a, sa, i), count_of(count_b, sb, j)), j),
                   Change::Op::change, item_a, item_b);
     }
-    std::vector<std::uint8_t> matched(sb.name_ids.size(), 0);
+    std::vector<std::uint8_t> matched(nb, 0);
     for (std::uint32_t j : match)
         if (j != k_none) matched[j] = 1;
-    for (std::size_t j = 0; j < sb.name_ids.size(); ++j) {
+    for (std::size_t j = 0; j < nb; ++j) {
         if (matched[j]) continue;
         auto& [doc_b, item_b] = sb.kept.at(j);
-        const std::uint32_t id = sb.name_ids[j];
         Differ(doc_b, doc_b, options, emit)
-            .item(step(sb.names.name(id), sb.count_of(id), j), Change::Op::add, k_no_node, item_b);
+            .item(step(sb.names[j], count_of(count_b, sb, j), j), Change::Op::add, k_no_node,
+                  item_b);
     }
     Differ(*sa.tail, *sb.tail, options, emit).run_children();
     return result;
