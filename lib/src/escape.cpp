@@ -4,6 +4,10 @@
 
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
@@ -61,9 +65,29 @@ inline std::uint64_t special8(std::uint64_t w) noexcept {
     return high_or_del | control | has_zero(w ^ (0x22 * ones)) | has_zero(w ^ (0x5C * ones));
 }
 
+#if defined(__SSE2__)
+// The same set as special8, sixteen bytes at once: a bit a byte that needs escaping. A signed
+// compare below 0x20 takes the controls and every byte >= 0x80 at once.
+inline unsigned special16(const char* p) noexcept {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+    const __m128i del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F));
+    const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+    const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+    return static_cast<unsigned>(
+        _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(low, del), _mm_or_si128(quote, backslash))));
+}
+#endif
+
 // The length of the leading run of bytes that need no escaping in any context.
 std::size_t plain_run(std::string_view s) noexcept {
     std::size_t i = 0;
+#if defined(__SSE2__)
+    while (i + 16 <= s.size()) {
+        if (const unsigned m = special16(s.data() + i)) return i + __builtin_ctz(m);
+        i += 16;
+    }
+#endif
     while (i + 8 <= s.size()) {
         std::uint64_t w;
         __builtin_memcpy(&w, s.data() + i, 8);
@@ -141,6 +165,25 @@ bool has_terminal_controls(std::string_view s) noexcept {
 
 std::size_t plain_prefix(std::string_view bytes) noexcept {
     return plain_run(bytes);
+}
+
+std::size_t plain_prefix_in(std::string_view bytes, const char* readable_end) noexcept {
+#if defined(__SSE2__)
+    // Whole blocks of sixteen while they end before readable_end; the bits past the string's
+    // end are set, so a string plain to its end stops there.
+    std::size_t i = 0;
+    const std::size_t n = bytes.size();
+    while (i < n && readable_end - (bytes.data() + i) >= 16) {
+        unsigned m = special16(bytes.data() + i);
+        if (n - i < 16) m |= ~0u << (n - i);
+        if (m) return i + __builtin_ctz(m);
+        i += 16;
+    }
+    return i >= n ? n : i + plain_run(bytes.substr(i));
+#else
+    (void)readable_end;
+    return plain_run(bytes);
+#endif
 }
 
 bool is_valid_utf8(std::string_view bytes) noexcept {
