@@ -40,7 +40,7 @@ std::size_t plain_prefix(std::string_view bytes) noexcept;
 // plain_prefix of `bytes` that lie inside a larger buffer readable up to `readable_end` (the
 // string's own end or later): the same length, found sixteen bytes at a time, reading up to 15
 // bytes past the string where they are still before `readable_end` (SSE2; elsewhere
-// plain_prefix).
+// plain_prefix). Inline for the library's own hot paths: sparksave/plain_scan.hpp.
 std::size_t plain_prefix_in(std::string_view bytes, const char* readable_end) noexcept;
 
 // Whether UTF-8 text holds a character the escapers here never pass on raw, other than LF, TAB
