@@ -23,8 +23,10 @@
 #include "sparksave/print.hpp"
 #include "sparksave/version.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -38,35 +40,69 @@ using namespace std::string_view_literals;
 // What a dump hands to its writer at a time, at the least (the last block may be smaller).
 constexpr std::size_t k_block = 1 << 20;
 
-// The entity being written, staged in a fixed buffer and appended to the output whole (at its
-// end, or when the buffer fills). take() gives room for `most` bytes plus k_over more, so that a
-// short string can be copied with one fixed-size (over-long) copy; strings that come from the
-// file are read past their end only while that stays inside the file (`limit`).
+// A copy of `n` bytes the compiler cannot turn into `rep movs` (what GCC makes of a memcpy whose
+// size it knows to be bounded: tens of cycles to start, for a copy of a few bytes): overlapping
+// fixed-size moves up to 32 bytes, the library's memcpy beyond.
+[[gnu::noinline]] void copy_long(char* p, const char* s, std::size_t n) {
+    std::memcpy(p, s, n);
+}
+inline void copy_bytes(char* p, const char* s, std::size_t n) {
+    if (n > 32) {
+        copy_long(p, s, n);
+    } else if (n >= 16) {
+        std::memcpy(p, s, 16);
+        std::memcpy(p + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+        std::memcpy(p, s, 8);
+        std::memcpy(p + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        std::memcpy(p, s, 4);
+        std::memcpy(p + n - 4, s + n - 4, 4);
+    } else {
+        for (std::size_t i = 0; i < n; ++i) p[i] = s[i];
+    }
+}
+
+// The output: one buffer the entities are written into as they are read, handed to the writer
+// whenever it holds k_block bytes or more (so each byte is written once, and memory stays at
+// the buffer whatever the file's size). What the tree printers write (the head, an item's
+// separator, the tail) goes to a string of their own first and is taken in (absorb) before the
+// next entity's bytes and at the end. take() gives room for `most` bytes plus k_over more, so
+// that a short string can be copied with one fixed-size (over-long) copy; strings that come
+// from the file are read past their end only while that stays inside the file (`limit`).
 class Stage {
   public:
-    static constexpr std::size_t k_size = 32 * 1024, k_over = 32;
-    // The most a fast-path piece may take; anything larger goes through append().
+    static constexpr std::size_t k_over = 32;
+    // The most a fast-path piece may take; anything larger goes through append(), in pieces.
     static constexpr std::size_t k_piece = 1024;
+    static constexpr std::size_t k_capacity = k_block + 2 * k_piece;
 
-    Stage(std::string& out, const char* limit) : out_(out), limit_(limit) {}
+    Stage(const char* limit, const std::function<void(std::string_view)>& write)
+        : limit_(limit), write_(write),
+          buf_(std::make_unique_for_overwrite<char[]>(k_capacity + k_over)) {}
 
+    // Room for `most` <= k_piece + 64 bytes at the returned place.
     char* take(std::size_t most) {
-        if (k_size - n_ < most) flush();
-        return buf_ + n_;
+        if (k_capacity - n_ < most) hand_on();
+        return buf_.get() + n_;
     }
-    void done(char* end) { n_ = static_cast<std::size_t>(end - buf_); }
+    void done(char* end) { n_ = static_cast<std::size_t>(end - buf_.get()); }
     void append(std::string_view s) {
-        if (s.size() > k_piece) {
-            flush();
-            out_.append(s);
-            return;
+        while (!s.empty()) {
+            const std::size_t part = std::min(s.size(), k_piece);
+            char* p = take(part);
+            copy_bytes(p, s.data(), part);
+            done(p + part);
+            s.remove_prefix(part);
         }
-        char* p = take(s.size());
-        std::memcpy(p, s.data(), s.size());
-        done(p + s.size());
     }
-    void flush() {
-        out_.append(buf_, n_);
+    void absorb(std::string& text) {
+        append(text);
+        text.clear();
+    }
+    // Everything so far to the writer.
+    void hand_on() {
+        if (n_ != 0) write_(std::string_view(buf_.get(), n_));
         n_ = 0;
     }
     // Copies the file bytes `s` to `p`; returns the end.
@@ -76,7 +112,7 @@ class Stage {
         else if (s.size() <= 32 && limit_ - s.data() >= 32)
             std::memcpy(p, s.data(), 32);
         else
-            std::memcpy(p, s.data(), s.size());
+            copy_bytes(p, s.data(), s.size());
         return p + s.size();
     }
     template <std::size_t N> static char* literal(char* p, const char (&text)[N]) {
@@ -86,29 +122,10 @@ class Stage {
     bool plain(std::string_view s) const { return plain_scan::run_in(s, limit_) == s.size(); }
 
   private:
-    std::string& out_;
     const char* limit_;
-    std::size_t n_ = 0;
-    char buf_[k_size + k_over];
-};
-
-// Hands the output on in blocks of k_block or more, and at the end.
-class Drain {
-  public:
-    Drain(std::string& out, const std::function<void(std::string_view)>& write)
-        : out_(out), write_(write) {}
-    void maybe() {
-        if (out_.size() >= k_block) all();
-    }
-    void all() {
-        if (out_.empty()) return;
-        write_(out_);
-        out_.clear();
-    }
-
-  private:
-    std::string& out_;
     const std::function<void(std::string_view)>& write_;
+    std::unique_ptr<char[]> buf_;
+    std::size_t n_ = 0;
 };
 
 // The text tree's lines of an entity (print.cpp text_node over the entity's tree, at depth 1):
@@ -118,10 +135,12 @@ class Drain {
 // A container's line ends when its first child comes or it ends (`pending_`).
 class TextEntities {
   public:
-    TextEntities(std::string& out, const char* limit, Drain& drain)
-        : stage_(out, limit), drain_(drain) {}
+    TextEntities(std::string& out, const char* limit,
+                 const std::function<void(std::string_view)>& write)
+        : out_(out), stage_(limit, write) {}
 
     void entity(std::string_view name, std::uint32_t index) {
+        stage_.absorb(out_); // the head's lines
         open_ = true;
         scratch_.assign("  "sv);
         append_item_label(scratch_, index, name);
@@ -161,12 +180,15 @@ class TextEntities {
     void entity_end() {
         close_line();
         open_ = false;
-        stage_.flush();
-        drain_.maybe();
     }
     // The read stopped inside an entity: its lines as far as it was read.
     void stop() {
         if (open_) entity_end();
+    }
+    // After the read: the tail's lines, and everything to the writer.
+    void finish() {
+        stage_.absorb(out_);
+        stage_.hand_on();
     }
 
   private:
@@ -187,8 +209,8 @@ class TextEntities {
         stage_.done(p);
     }
 
+    std::string& out_;
     Stage stage_;
-    Drain& drain_;
     std::string scratch_;
     bool pending_ = false;
     bool open_ = false;
@@ -212,12 +234,14 @@ class JsonEntities {
   public:
     static_assert(JsonEmitter::k_item_depth == 2, "the indentation below is of depth 2");
 
-    JsonEntities(JsonEmitter& emitter, std::string& out, const char* limit, Drain& drain)
-        : emitter_(emitter), stage_(out, limit), drain_(drain) {}
+    JsonEntities(JsonEmitter& emitter, std::string& out, const char* limit,
+                 const std::function<void(std::string_view)>& write)
+        : emitter_(emitter), out_(out), stage_(limit, write) {}
 
     void entity(std::string_view name, std::uint32_t) {
         open_ = true;
-        emitter_.item_slot(); // the separator before the item, in the output
+        emitter_.item_slot(); // the separator before the item
+        stage_.absorb(out_);  // with the head before the first
         scratch_.assign("{\n      \"name\": "sv);
         append_json_bytes(scratch_, name);
         scratch_ += ",\n      \"components\": ["sv;
@@ -263,13 +287,16 @@ class JsonEntities {
     }
     void component_end() {
         in_component_ = false;
-        stage_.append(properties_ ? "\n          ]\n        }"sv : "]\n        }"sv);
+        char* p = stage_.take(32);
+        p = properties_ ? Stage::literal(p, "\n          ]\n        }")
+                        : Stage::literal(p, "]\n        }");
+        stage_.done(p);
     }
     void entity_end() {
-        stage_.append(components_ ? "\n      ]\n    }"sv : "]\n    }"sv);
+        char* p = stage_.take(32);
+        p = components_ ? Stage::literal(p, "\n      ]\n    }") : Stage::literal(p, "]\n    }");
+        stage_.done(p);
         open_ = false;
-        stage_.flush();
-        drain_.maybe();
     }
     // The read stopped inside an entity: what was read of it, closed (write_item of its tree).
     void stop() {
@@ -277,11 +304,16 @@ class JsonEntities {
         if (in_component_) component_end();
         entity_end();
     }
+    // After the read: the tail, and everything to the writer.
+    void finish() {
+        stage_.absorb(out_);
+        stage_.hand_on();
+    }
 
   private:
     JsonEmitter& emitter_;
+    std::string& out_;
     Stage stage_;
-    Drain& drain_;
     std::string scratch_;
     std::size_t components_ = 0, properties_ = 0;
     bool in_component_ = false;
@@ -367,21 +399,20 @@ PartsRead dump(std::shared_ptr<const Source> source, bool json,
     const std::string_view bytes = source ? source->view() : std::string_view{};
     const char* limit = bytes.data() + bytes.size();
     Document doc(FormatId::spark_save, 0, source);
-    std::string out;
-    Drain drain(out, write);
-    PartsRead read;
+    std::string out; // what the tree printers write
     if (json) {
         JsonEmitter emitter(out);
-        auto printer = std::make_unique<JsonEntities>(emitter, out, limit, drain);
-        DirectSink<JsonEntities> sink(doc, emitter, *printer);
-        read = read_parts(bytes, doc, sink, emitter);
-    } else {
-        TextHeadTail parts(out);
-        auto printer = std::make_unique<TextEntities>(out, limit, drain);
-        DirectSink<TextEntities> sink(doc, parts, *printer);
-        read = read_parts(bytes, doc, sink, parts);
+        JsonEntities printer(emitter, out, limit, write);
+        DirectSink<JsonEntities> sink(doc, emitter, printer);
+        PartsRead read = read_parts(bytes, doc, sink, emitter);
+        printer.finish();
+        return read;
     }
-    drain.all();
+    TextHeadTail parts(out);
+    TextEntities printer(out, limit, write);
+    DirectSink<TextEntities> sink(doc, parts, printer);
+    PartsRead read = read_parts(bytes, doc, sink, parts);
+    printer.finish();
     return read;
 }
 
