@@ -119,6 +119,13 @@ class Stage {
         std::memcpy(p, text, N - 1);
         return p + N - 1;
     }
+    // A property's fast path after its line's start: the key, `middle`, the value, `end`.
+    template <std::size_t M, std::size_t E>
+    char* pair(char* p, std::string_view key, const char (&middle)[M], std::string_view value,
+               const char (&end)[E]) const {
+        p = literal(copy(p, key), middle);
+        return literal(copy(p, value), end);
+    }
     bool plain(std::string_view s) const { return plain_scan::run_in(s, limit_) == s.size(); }
 
   private:
@@ -162,11 +169,7 @@ class TextEntities {
             stage_.plain(value)) {
             char* p = stage_.take(key.size() + value.size() + 16);
             p = Stage::literal(p, "      ");
-            p = stage_.copy(p, key);
-            p = Stage::literal(p, ": \"");
-            p = stage_.copy(p, value);
-            p = Stage::literal(p, "\"\n");
-            stage_.done(p);
+            stage_.done(stage_.pair(p, key, ": \"", value, "\"\n"));
             return;
         }
         scratch_.assign("      "sv);
@@ -271,11 +274,7 @@ class JsonEntities {
             std::memcpy(p, separator, 16);
             p += separator_size;
             *p++ = '"';
-            p = stage_.copy(p, key);
-            p = Stage::literal(p, "\", \"");
-            p = stage_.copy(p, value);
-            p = Stage::literal(p, "\"]");
-            stage_.done(p);
+            stage_.done(stage_.pair(p, key, "\", \"", value, "\"]"));
             return;
         }
         scratch_.assign(separator, separator_size);
