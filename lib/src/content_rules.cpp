@@ -587,9 +587,11 @@ NodeId custom_node(const Document& doc, const ContentModel& model) {
 // changed, for the model's commit hook.
 class StepRunner {
   public:
+    // `first_index`: the index in the save of the first entity of `doc` (a part of a save read
+    // by parts holds one entity).
     StepRunner(Document& doc, const ContentModel& model, const Rule& rule,
-               std::vector<NodeId>& edited)
-        : doc_(doc), model_(model), rule_(rule), edited_(edited) {
+               std::vector<NodeId>& edited, std::uint64_t first_index = 0)
+        : doc_(doc), model_(model), rule_(rule), edited_(edited), first_index_(first_index) {
         if (!model.by_class) entities_ = doc.child(doc.root(), model.entities);
         custom_ = custom_node(doc, model);
     }
@@ -602,7 +604,7 @@ class StepRunner {
         if (is_custom_op(s.op)) return custom(s);
         if (model_.by_class) return classes(s);
         if (entities_ == k_no_node) return {};
-        std::uint64_t i = 0;
+        std::uint64_t i = first_index_;
         for (NodeId entity = doc_.node(entities_).first_child; entity != k_no_node; ++i) {
             const NodeId next = doc_.node(entity).next_sibling;
             const std::uint64_t before = changes();
@@ -984,6 +986,7 @@ class StepRunner {
     const ContentModel& model_;
     const Rule& rule_;
     std::vector<NodeId>& edited_;
+    std::uint64_t first_index_;
     NodeId entities_ = k_no_node, custom_ = k_no_node;
     const Step* step_ = nullptr;
     std::size_t index_ = 0;
@@ -1016,19 +1019,29 @@ NodeId module_node(const Document& doc, const ContentModel& model, std::string_v
     return find(doc, custom, key, NodeKind::scalar);
 }
 
-// Runs a unit; returns whether anything changed the tree (a step changed something, or a chain's
-// rule ran and set its stamp).
-Result<bool> run_unit(Document& doc, const ContentModel& model, const RuleSet::Data& set,
-                      const Unit& unit, RulesApplied& out, std::vector<NodeId>& edited) {
-    if (unit.key.empty()) return run_rule(doc, model, set.rules[unit.rules.front()], out, edited);
+// What a unit does to a save whose custom state is in `doc` (the whole tree, or the tail of a
+// save read by parts): its rules that run, in order, or why it leaves the save alone.
+struct UnitPlan {
+    std::vector<const Rule*> rules;
+    std::optional<LeftAlone> left_alone;
+    bool operator==(const UnitPlan& o) const {
+        return rules == o.rules && left_alone.has_value() == o.left_alone.has_value();
+    }
+};
+UnitPlan plan_unit(const Document& doc, const ContentModel& model, const RuleSet::Data& set,
+                   const Unit& unit) {
+    UnitPlan plan;
+    if (unit.key.empty()) {
+        plan.rules.push_back(&set.rules[unit.rules.front()]);
+        return plan;
+    }
     const Rule& first = set.rules[unit.rules.front()];
     const Rule& last = set.rules[unit.rules.back()];
     const std::uint32_t start = first.info.module->from, newest = last.info.module->to;
     const NodeId stamp = module_node(doc, model, unit.key);
     if (stamp == k_no_node) {
-        out.left_alone.push_back(
-            {unit.key, fmt::format("no {} in the custom state", unit.key), false});
-        return false;
+        plan.left_alone = {unit.key, fmt::format("no {} in the custom state", unit.key), false};
+        return plan;
     }
     const std::string_view found = doc.value(stamp);
     const auto version = parse_version(found);
@@ -1037,23 +1050,47 @@ Result<bool> run_unit(Document& doc, const ContentModel& model, const RuleSet::D
         std::string reason =
             at_newest ? fmt::format("at {} {}, the newest of its rules", unit.key, newest)
                       : fmt::format("not at {} {} (found {})", unit.key, start, q(found));
-        out.left_alone.push_back({unit.key, std::move(reason), at_newest});
-        return false;
+        plan.left_alone = {unit.key, std::move(reason), at_newest};
+        return plan;
     }
     std::uint32_t at = *version;
     for (std::size_t index : unit.rules) {
         const Rule& rule = set.rules[index];
         if (rule.info.module->from != at) continue; // below the save's version
-        if (auto r = run_rule(doc, model, rule, out, edited); !r) return std::move(r).error();
+        plan.rules.push_back(&rule);
         at = rule.info.module->to;
-        // The stamp keeps its place and its type: its node is found again, a step may have moved
-        // nothing of it (a step naming the module key is refused at load).
-        const NodeId node = module_node(doc, model, unit.key);
-        if (node == k_no_node) return make_error(ErrorCode::internal, "the module key went away");
-        doc.node(node).value = doc.text(fmt::format("{}", at));
-        doc.node(node).span = Span{};
     }
-    return true;
+    return plan;
+}
+
+// After a rule of a module ran: its key set to the rule's `to`. The stamp keeps its place and its
+// type: a step may have moved nothing of it (a step naming the module key is refused at load).
+Result<void> stamp(Document& doc, const ContentModel& model, const Rule& rule) {
+    const NodeId node = module_node(doc, model, rule.info.module->key);
+    if (node == k_no_node) return make_error(ErrorCode::internal, "the module key went away");
+    doc.node(node).value = doc.text(fmt::format("{}", rule.info.module->to));
+    doc.node(node).span = Span{};
+    return {};
+}
+
+// Runs a unit; returns whether anything changed the tree (a step changed something, or a chain's
+// rule ran and set its stamp).
+Result<bool> run_unit(Document& doc, const ContentModel& model, const RuleSet::Data& set,
+                      const Unit& unit, RulesApplied& out, std::vector<NodeId>& edited) {
+    UnitPlan plan = plan_unit(doc, model, set, unit);
+    if (plan.left_alone) {
+        out.left_alone.push_back(std::move(*plan.left_alone));
+        return false;
+    }
+    bool touched = false;
+    for (const Rule* rule : plan.rules) {
+        auto r = run_rule(doc, model, *rule, out, edited);
+        if (!r) return std::move(r).error();
+        touched = touched || *r;
+        if (rule->info.module)
+            if (auto st = stamp(doc, model, *rule); !st) return st.error();
+    }
+    return unit.key.empty() ? touched : true;
 }
 
 std::string_view view_of(std::span<const std::byte> bytes) noexcept {
@@ -1075,7 +1112,8 @@ Result<RulesApplied> apply_checked(const RuleSet::Data& set, std::span<const Uni
                                       format->max_file_size, bytes.size()));
     const ContentModel& model = *format->content;
     RulesApplied out;
-    Parsed parsed = format->read(std::make_shared<const Source>(std::string(bytes)), {});
+    // The trees reference the caller's bytes (and `current`), held through this call: no copy.
+    Parsed parsed = format->read(std::make_shared<const Source>(bytes, nullptr), {});
     const std::uint32_t to = format->current_version;
     out.from_version = parsed.doc.version();
     if (out.from_version > to)
@@ -1091,7 +1129,8 @@ Result<RulesApplied> apply_checked(const RuleSet::Data& set, std::span<const Uni
         for (const MigrationNote& note : migrated->notes)
             out.migration_notes.push_back(note.describe());
         current = std::move(migrated->bytes);
-        migrated_doc.emplace(format->read(std::make_shared<const Source>(current), {}));
+        migrated_doc.emplace(
+            format->read(std::make_shared<const Source>(std::string_view(current), nullptr), {}));
         if (const Error* e = migrated_doc->findings.first_error())
             return refused_result(*e, to, "");
     }
@@ -1188,6 +1227,131 @@ Result<void> plan(RuleSet::Data& set) {
     return {};
 }
 
+// --- By parts (apply_by_parts) ---------------------------------------------------------------
+
+// The plans of the units for `format`, from a save's custom state in `doc`.
+std::vector<UnitPlan> plan_units(const Document& doc, const ContentModel& model,
+                                 const RuleSet::Data& set, const FormatInfo& format) {
+    std::vector<UnitPlan> plans;
+    for (const Unit& unit : set.units)
+        if (set.rules[unit.rules.front()].format == &format)
+            plans.push_back(plan_unit(doc, model, set, unit));
+    return plans;
+}
+
+// The first read of apply_by_parts: keeps nothing but the plans made from its tail.
+class TailScan final : public Parts {
+  public:
+    TailScan(const ContentModel& model, const RuleSet::Data& set, const FormatInfo& format)
+        : model_(model), set_(set), format_(format) {}
+    Result<void> head(Document&, std::uint64_t) override { return {}; }
+    Result<void> item(Document&, NodeId, std::uint64_t) override { return {}; }
+    Result<void> tail(Document& doc) override {
+        plans = plan_units(doc, model_, set_, format_);
+        return {};
+    }
+    std::optional<std::vector<UnitPlan>> plans;
+
+  private:
+    const ContentModel& model_;
+    const RuleSet::Data& set_;
+    const FormatInfo& format_;
+};
+
+// The rules' steps on each part of the main read, between the format migration and the writer
+// (migrate_parts' filter): the steps on entities on each item, those on the custom state and the
+// module stamps on the tail, each rule's steps in file order. The same steps in the same order
+// as run_unit's for each entity and for the custom state: no step reads anything outside its
+// entity or the custom state.
+class RuleParts final : public Parts {
+  public:
+    RuleParts(const ContentModel& model, const RuleSet::Data& set, const FormatInfo& format,
+              std::vector<UnitPlan> plans)
+        : model_(model), set_(set), format_(format), plans_(std::move(plans)) {
+        for (const UnitPlan& plan : plans_)
+            for (const Rule* rule : plan.rules) {
+                rules_.push_back(rule);
+                for (std::size_t i = 0; i < rule->steps.size(); ++i) {
+                    StepCount count;
+                    count.rule = rule->info.id;
+                    count.step = i + 1;
+                    count.op = std::string(rule->steps[i].op_name);
+                    counts_.push_back(std::move(count));
+                }
+            }
+    }
+
+    Result<void> head(Document&, std::uint64_t) override { return {}; }
+    Result<void> item(Document& doc, NodeId, std::uint64_t index) override {
+        return run(doc, index, false);
+    }
+    Result<void> tail(Document& doc) override {
+        // The plans again, from the tail this read gives: as the first read found them.
+        if (plan_units(doc, model_, set_, format_) != plans_)
+            return make_error(ErrorCode::internal,
+                              "the save's module versions read differently the second time");
+        return run(doc, 0, true);
+    }
+
+    // The report: the rules that ran, each step's counts, the units left alone.
+    void report(RulesApplied& out) {
+        for (UnitPlan& plan : plans_)
+            if (plan.left_alone) out.left_alone.push_back(std::move(*plan.left_alone));
+        for (const Rule* rule : rules_) out.rules_run.push_back(rule->info.id);
+        out.steps = std::move(counts_);
+    }
+    // The error of a step that failed (run()), if one did.
+    const std::optional<Error>& error() const noexcept { return error_; }
+    // Whether anything changed: a step, or a module's stamp.
+    bool touched() const {
+        return std::any_of(rules_.begin(), rules_.end(),
+                           [](const Rule* r) { return r->info.module.has_value(); }) ||
+               std::any_of(counts_.begin(), counts_.end(),
+                           [](const StepCount& c) { return c.touched(); });
+    }
+
+  private:
+    // A step's error does not stop the read: the save's error is the one run_unit meets first,
+    // the first step (in rule order, then file order) that fails anywhere, and then its first
+    // entity; a later part may hold an earlier step's. The part stops at its error: its later
+    // steps come after it.
+    Result<void> run(Document& doc, std::uint64_t index, bool tail) {
+        edited_.clear();
+        std::size_t at = 0; // the rule's first count
+        for (const Rule* rule : rules_) {
+            StepRunner runner(doc, model_, *rule, edited_, index);
+            for (std::size_t i = 0; i < rule->steps.size(); ++i)
+                if (is_custom_op(rule->steps[i].op) == tail)
+                    if (auto r = runner.run(rule->steps[i], i + 1, counts_[at + i]); !r) {
+                        if (!error_ || at + i < error_step_) {
+                            error_ = std::move(r).error();
+                            error_step_ = at + i;
+                        }
+                        return {};
+                    }
+            if (tail && rule->info.module)
+                if (auto r = stamp(doc, model_, *rule); !r) return r;
+            at += rule->steps.size();
+        }
+        if (model_.commit && !edited_.empty()) {
+            std::sort(edited_.begin(), edited_.end());
+            edited_.erase(std::unique(edited_.begin(), edited_.end()), edited_.end());
+            return model_.commit(doc, edited_);
+        }
+        return {};
+    }
+
+    const ContentModel& model_;
+    const RuleSet::Data& set_;
+    const FormatInfo& format_;
+    std::vector<UnitPlan> plans_;
+    std::vector<const Rule*> rules_; // the rules that run, in order
+    std::vector<StepCount> counts_;  // each step of each rule of rules_
+    std::vector<NodeId> edited_;
+    std::optional<Error> error_;
+    std::size_t error_step_ = 0; // its step's place in counts_
+};
+
 #undef SPARKSAVE_MEMBER
 
 constexpr std::uint64_t k_max_rule_file = 1u << 20;
@@ -1216,6 +1380,54 @@ Result<RulesApplied> apply_units(const RuleSet::Data& set, std::span<const Unit>
         return apply_checked(set, units, bytes);
     } catch (const std::length_error& e) {
         // A Document full (2 GiB of text, 2^32 nodes): nothing but bad_alloc leaves the API.
+        return make_error(ErrorCode::too_large, e.what());
+    }
+}
+
+Result<std::optional<PartsApplied>>
+apply_by_parts(const RuleSet& rule_set, const FormatInfo& format,
+               std::shared_ptr<const Source> source,
+               const std::function<Result<void>(std::string_view)>& out) {
+    using None = std::optional<PartsApplied>;
+    const RuleSet::Data& set = Access::data(rule_set);
+    if (!format.content || format.content->by_class || !format.stream || !format.part_writer)
+        return None();
+    const ContentModel& model = *format.content;
+    try {
+        const bool modules = std::any_of(set.units.begin(), set.units.end(), [&](const Unit& u) {
+            return !u.key.empty() && set.rules[u.rules.front()].format == &format;
+        });
+        std::vector<UnitPlan> plans;
+        if (modules) {
+            TailScan scan(model, set, format);
+            PartsRead read = format.stream(source, scan);
+            if (read.findings.first_error() || read.consumer_error || !scan.plans) return None();
+            plans = std::move(*scan.plans);
+        } else {
+            const Document none(format.id, 0, nullptr);
+            plans = plan_units(none, model, set, format); // the rules without a module
+        }
+        const bool any = std::any_of(plans.begin(), plans.end(),
+                                     [](const UnitPlan& p) { return !p.rules.empty(); });
+        RuleParts rules(model, set, format, std::move(plans));
+        PartsApplied result;
+        // Nothing applies: the file goes to `out` only when its format migration is due, which
+        // its head says (migrate_parts without a filter stops there when it is not).
+        auto migrated = migrate_parts(format, std::move(source), format.current_version, out,
+                                      any ? static_cast<Parts*>(&rules) : nullptr);
+        if (!migrated) return std::move(migrated).error();
+        if (migrated->findings.first_error() || migrated->from > format.current_version)
+            return None();
+        if (rules.error()) return *rules.error();
+        result.written = any || !migrated->steps.empty();
+        result.migrated = std::move(*migrated);
+        result.applied.from_version = result.migrated.from;
+        result.applied.changed = !result.migrated.steps.empty() || rules.touched();
+        rules.report(result.applied);
+        for (const MigrationNote& note : result.migrated.notes)
+            result.applied.migration_notes.push_back(note.describe());
+        return None(std::move(result));
+    } catch (const std::length_error& e) {
         return make_error(ErrorCode::too_large, e.what());
     }
 }

@@ -6,11 +6,14 @@
 
 #include "sparksave/content_rules.hpp"
 #include "sparksave/format.hpp"
+#include "sparksave/migrate.hpp"
 #include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -81,6 +84,33 @@ namespace content_rules {
 // alone.
 Result<RulesApplied> apply_units(const RuleSet::Data& set, std::span<const Unit> units,
                                  std::string_view bytes);
+
+// What apply_by_parts did: the rules' report (RulesApplied without bytes) and the format
+// migration's (its steps, notes and the input's findings). `written`: the parts went to `out`, to
+// the end (else no rule applies and the save is at the current version: nothing went to `out`).
+struct PartsApplied {
+    RulesApplied applied;
+    MigratedParts migrated;
+    bool written = false;
+};
+
+struct Access {
+    static const RuleSet::Data& data(const RuleSet& set) noexcept { return *set.d_; }
+};
+
+// RuleSet::apply for a save too large to hold as a tree (migrate of a large file): read part by
+// part (FormatInfo::stream), each part through the format migration (migrate_parts) and then the
+// rules' steps (an entity's steps on its part, the custom state's and the module stamps on the
+// tail), its bytes to `out` as they are made. The module versions are taken first, from a read
+// of the save that keeps only its tail (the custom state follows the entities), and taken again
+// on the main read's tail: they must agree. The result is not read back here: the caller checks
+// the bytes it received (check_result). nullopt: the save is read whole instead (RuleSet::apply):
+// the format cannot be read by parts or by rules on parts (by_class), the read found an error
+// (the whole read reports it, or a migration step repairs it), or the save is newer than the
+// format's current version.
+Result<std::optional<PartsApplied>>
+apply_by_parts(const RuleSet& set, const FormatInfo& format, std::shared_ptr<const Source> source,
+               const std::function<Result<void>(std::string_view)>& out);
 } // namespace content_rules
 
 SPARKSAVE_END_NAMESPACE

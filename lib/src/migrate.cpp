@@ -219,12 +219,13 @@ class StepRunner {
 // Runs the steps over each part and hands it to the part writer (migrate_parts).
 class PartMigrator final : public Parts {
   public:
-    PartMigrator(const FormatInfo& format, std::uint32_t to, Parts& writer)
-        : format_(format), to_(to), writer_(writer) {}
+    PartMigrator(const FormatInfo& format, std::uint32_t to, Parts& writer, Parts* filter)
+        : format_(format), to_(to), writer_(writer), filter_(filter) {}
 
     Result<void> head(Document& doc, std::uint64_t items) override {
         from_ = doc.version();
-        if (from_ >= to_) { // nothing to run: the caller checks the file whole
+        // Nothing to run: the caller checks the file whole (with a filter, only a newer file).
+        if (filter_ ? from_ > to_ : from_ >= to_) {
             at_target_ = true;
             return make_error(ErrorCode::internal, "at the target version");
         }
@@ -238,14 +239,20 @@ class PartMigrator final : public Parts {
                                               s->id, format_.name, from_));
         runner_.emplace(std::move(*plan));
         if (auto r = runner_->run_part(doc, k_no_node, 0); !r) return r;
+        if (filter_)
+            if (auto r = filter_->head(doc, items); !r) return r;
         return writer_.head(doc, items);
     }
     Result<void> item(Document& doc, NodeId item, std::uint64_t index) override {
         if (auto r = runner_->run_part(doc, item, index); !r) return r;
+        if (filter_)
+            if (auto r = filter_->item(doc, item, index); !r) return r;
         return writer_.item(doc, item, index);
     }
     Result<void> tail(Document& doc) override {
         if (auto r = runner_->run_part(doc, k_no_node, 0); !r) return r;
+        if (filter_)
+            if (auto r = filter_->tail(doc); !r) return r;
         tail_seen_ = true;
         return writer_.tail(doc);
     }
@@ -269,6 +276,7 @@ class PartMigrator final : public Parts {
     std::uint32_t to_;
     Parts& writer_;
     std::uint32_t from_ = 0;
+    Parts* filter_;
     std::optional<StepRunner> runner_;
     bool tail_seen_ = false;
     bool at_target_ = false; // the head said the file is at the target version or newer
@@ -278,12 +286,13 @@ class PartMigrator final : public Parts {
 
 Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<const Source> source,
                                     std::uint32_t to,
-                                    const std::function<Result<void>(std::string_view)>& out) {
+                                    const std::function<Result<void>(std::string_view)>& out,
+                                    Parts* filter) {
     if (!format.stream || !format.part_writer)
         return make_error(ErrorCode::internal,
                           fmt::format("{} cannot be migrated part by part", format.name));
     std::unique_ptr<Parts> writer = format.part_writer(out);
-    PartMigrator migrator(format, to, *writer);
+    PartMigrator migrator(format, to, *writer, filter);
     PartsRead read = format.stream(std::move(source), migrator);
     return std::move(migrator).result(std::move(read));
 }

@@ -2,6 +2,7 @@
 // `sparksave migrate`. Every output is written to a temporary file beside its destination,
 // flushed, read back and checked, and only then renamed into place; a file that fails leaves the
 // input and any existing output exactly as they were.
+#include "content_rules_data.hpp"
 #include "file_io_os.hpp"
 #include "sparksave/escape.hpp"
 #include "sparksave/file_io.hpp"
@@ -153,10 +154,11 @@ class BatchMigrator::Impl {
         // always are: they report on the whole file; so is one bound for standard output, which
         // is checked before a byte of it is printed).
         const bool ruled = has_rules(format);
-        if (!ruled && format.stream && format.part_writer && !writes_nothing() &&
+        if (format.stream && format.part_writer && !writes_nothing() &&
             dest.mode != Destination::Mode::standard_output &&
             in.source->view().size() >= k_parts_threshold) {
-            std::optional<FileOutcome> done = migrate_by_parts(loaded, dest, o);
+            std::optional<FileOutcome> done =
+                ruled ? rules_by_parts(loaded, dest, o) : migrate_by_parts(loaded, dest, o);
             if (done) return std::move(*done);
         }
 
@@ -293,6 +295,69 @@ class BatchMigrator::Impl {
         return options;
     }
 
+    // A result made part by part, into the destination's temporary file: opened at the first
+    // bytes (none for a result that is never made), a write the system refuses kept as trouble.
+    // Made part by part, the result was never checked whole: it is, as it is read back (the
+    // check names the plan's last step, known once the read is done).
+    struct PartOutput {
+        PartOutput(const Impl& batch, const Input& in, const Destination& dest,
+                   const FileOutcome& o)
+            : options(batch.output_options(in, dest, 0)), destination(o.destination) {
+            options.check = [this, &format = *in.format, to = o.to](std::string_view written) {
+                return check_result(format, written, to, last_step);
+            };
+        }
+        PartOutput(const PartOutput&) = delete;
+        PartOutput& operator=(const PartOutput&) = delete;
+
+        std::function<Result<void>(std::string_view)> emitter() {
+            return [this](std::string_view bytes) -> Result<void> {
+                if (!out) {
+                    auto opened = Output::open(options);
+                    if (!opened) {
+                        failure = std::move(opened).failure();
+                        return Result<void>(failure->error);
+                    }
+                    out = std::move(*opened);
+                }
+                auto r = out->write(bytes);
+                if (!r && !failure)
+                    failure = sparksave::failure(Failure::Kind::trouble,
+                                                 "cannot write " + display(destination) + ": " +
+                                                     r.error().message,
+                                                 ErrorCode::io_error);
+                return r;
+            };
+        }
+
+        OutputOptions options;
+        std::string destination;
+        std::string last_step;
+        std::unique_ptr<Output> out;
+        std::optional<Failure> failure;
+    };
+
+    // After the parts went to `po`: the backup named (its name holds the old version, known
+    // now), the input let go before the result is mapped to be checked, the rename.
+    FileOutcome commit_parts(std::optional<Input>& loaded, const Destination& dest, FileOutcome o,
+                             PartOutput& po, const MigratedParts& migrated) const {
+        std::optional<Backup> backup = output_options(*loaded, dest, o.from, true).backup;
+        if (backup) po.out->keep_backup(*backup);
+        if (!migrated.steps.empty()) po.last_step = migrated.steps.back()->id;
+        loaded.reset(); // unmap the input before the output is mapped to be checked
+        auto committed = po.out->commit();
+        if (!committed) {
+            Failure f = std::move(committed).failure();
+            if (f.kind == Failure::Kind::finding) // the target's rules refused the result
+                f.error.message = explain(f.error, migrated.findings);
+            return failed(std::move(f));
+        }
+        for (const MigrationStep* step : migrated.steps) o.steps.emplace_back(step->id);
+        o.kind = *committed == Committed::written ? Kind::migrated : Kind::already_migrated;
+        if (backup && o.kind == Kind::migrated) o.backup = path_to_utf8(backup->path);
+        return o;
+    }
+
     // Migrates part by part into the destination's temporary file: the input is parsed once, let
     // go before the result is read back and checked, so memory stays near one file's size.
     // nullopt: the file is at the target or newer (its head said so): the caller reads it whole.
@@ -300,55 +365,45 @@ class BatchMigrator::Impl {
                                                 const Destination& dest, FileOutcome& o) const {
         const Input& in = *loaded;
         const FormatInfo& format = *in.format;
-        std::vector<const MigrationStep*> steps; // known once the read is done
-        OutputOptions options = output_options(in, dest, 0);
-        // Made part by part, the result was never checked whole: it is, as it is read back.
-        options.check = [&format, &steps, to = o.to](std::string_view written) {
-            return check_result(format, written, to, steps.empty() ? "" : steps.back()->id);
-        };
-        std::unique_ptr<Output> out; // made at the first bytes: none for a file at the target
-        std::optional<Failure> write_failure; // the system refused a write: trouble
-        auto migrated = migrate_parts(format, in.source, o.to, [&](std::string_view bytes) {
-            if (!out) {
-                auto opened = Output::open(options);
-                if (!opened) {
-                    write_failure = std::move(opened).failure();
-                    return Result<void>(write_failure->error);
-                }
-                out = std::move(*opened);
-            }
-            auto r = out->write(bytes);
-            if (!r && !write_failure)
-                write_failure =
-                    failure(Failure::Kind::trouble,
-                            "cannot write " + display(o.destination) + ": " + r.error().message,
-                            ErrorCode::io_error);
-            return r;
-        });
-        if (write_failure) return failed(std::move(*write_failure));
+        PartOutput po(*this, in, dest, o);
+        auto migrated = migrate_parts(format, in.source, o.to, po.emitter());
+        if (po.failure) return failed(std::move(*po.failure));
         if (auto changed = changed_while_read(in)) return trouble(changed->message);
         if (!migrated) return finding(explain(migrated.error(), {}));
         if (migrated->steps.empty()) return std::nullopt; // at the target: checked whole
         o.from = migrated->from;
         // The read stopped at an error: read whole, where a step may repair it (or not).
         if (migrated->findings.first_error()) return std::nullopt;
-        steps = migrated->steps;
-        // Its name holds the old version, known now: the backup is made just before the rename.
-        std::optional<Backup> backup = output_options(in, dest, o.from, true).backup;
-        if (backup) out->keep_backup(*backup);
-        loaded.reset(); // unmap the input before the output is mapped to be checked
-        auto committed = out->commit();
-        if (!committed) {
-            Failure f = std::move(committed).failure();
-            if (f.kind == Failure::Kind::finding) // the target's rules refused the result
-                f.error.message = explain(f.error, migrated->findings);
-            return failed(std::move(f));
-        }
-        for (const MigrationStep* step : migrated->steps) o.steps.emplace_back(step->id);
         o.notes = std::move(migrated->notes);
-        o.kind = *committed == Committed::written ? Kind::migrated : Kind::already_migrated;
-        if (backup && o.kind == Kind::migrated) o.backup = path_to_utf8(backup->path);
-        return std::move(o);
+        return commit_parts(loaded, dest, std::move(o), po, *migrated);
+    }
+
+    // The format migration and the content rules part by part (content_rules::apply_by_parts),
+    // into the destination's temporary file, as migrate_by_parts. nullopt: the file is read whole
+    // (apply_rules).
+    std::optional<FileOutcome> rules_by_parts(std::optional<Input>& loaded, const Destination& dest,
+                                              FileOutcome& o) const {
+        const Input& in = *loaded;
+        const FormatInfo& format = *in.format;
+        if (o.to != format.current_version) return std::nullopt; // apply_rules refuses it
+        PartOutput po(*this, in, dest, o);
+        auto applied = content_rules::apply_by_parts(*o_.rules, format, in.source, po.emitter());
+        if (po.failure) return failed(std::move(*po.failure));
+        if (auto changed = changed_while_read(in)) return trouble(changed->message);
+        if (!applied) return finding(explain(applied.error(), {}), applied.error().code);
+        if (!*applied) return std::nullopt;
+        content_rules::PartsApplied& a = **applied;
+        o.from = a.migrated.from;
+        o.ruled = true;
+        o.rules_run = std::move(a.applied.rules_run);
+        o.rules_left_alone = std::move(a.applied.left_alone);
+        o.rule_steps = std::move(a.applied.steps);
+        if (!a.applied.changed) { // nothing written, or the same bytes: dropped
+            po.out.reset();
+            return up_to_date(in, dest, std::move(o));
+        }
+        o.notes = std::move(a.migrated.notes);
+        return commit_parts(loaded, dest, std::move(o), po, a.migrated);
     }
 
     // A rule the target version enforces was usually already a warning in the input (the old

@@ -13,6 +13,8 @@
 
 #include "support.hpp"
 
+#include "content_rules_data.hpp"
+
 #include "sparksave/format.hpp"
 #include "sparksave/save_file.hpp"
 
@@ -647,25 +649,25 @@ TEST_CASE("content rules: one RuleSet applied from many threads at once") {
     for (int n : same) CHECK(n == 20);
 }
 
-TEST_CASE("content rules: random saves x random rule files: the result verifies, and every "
-          "component no step names is byte-identical, in its place") {
-    std::mt19937 rng(23);
+// Random saves and random one-rule files over them (the property tests below): components of
+// the types A..F, a rule naming A..D only (E and F are never named), a module key "module" at 1
+// (`in_scope` false: now and then absent or at 2).
+struct RandomRules {
+    explicit RandomRules(unsigned seed) : rng(seed) {}
+    std::mt19937 rng;
     const std::vector<std::string> types = {"A", "B", "C", "D", "E", "F"};
     const std::vector<std::string> keys = {"k", "l", "m", "n", "o"};
     const std::vector<std::string> values = {"1", "2.5", "x", "true", "0", "-3", "", "red"};
-    auto pick = [&](const std::vector<std::string>& from) {
+    std::string pick(const std::vector<std::string>& from) {
         return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
-    };
-    auto chance = [&](int percent) {
-        return std::uniform_int_distribution<int>(0, 99)(rng) < percent;
-    };
-    int applied = 0, refused = 0;
-    for (int round = 0; round < 150; ++round) {
-        const std::string save = make_save([&](ss::SaveWriter& w) {
+    }
+    bool chance(int percent) { return std::uniform_int_distribution<int>(0, 99)(rng) < percent; }
+
+    std::string save(bool in_scope = true) {
+        return make_save([&](ss::SaveWriter& w) {
             const int entities = std::uniform_int_distribution<int>(0, 6)(rng);
             for (int e = 0; e < entities; ++e) {
                 w.entity("e" + std::to_string(e));
-                std::vector<std::string> used;
                 for (const std::string& t : types)
                     if (chance(40)) {
                         w.component(t);
@@ -675,10 +677,13 @@ TEST_CASE("content rules: random saves x random rule files: the result verifies,
             }
             for (const std::string& k : keys) {
                 if (chance(50)) w.custom(k, pick(values));
-                if (k == "m") w.custom("module", "1");
+                if (k == "m" && (in_scope || chance(70)))
+                    w.custom("module", in_scope || chance(50) ? "1" : "2");
             }
         });
-        // A rule over the types A..D only: E and F are never named.
+    }
+
+    std::string rule() {
         const std::vector<std::string> named = {"A", "B", "C", "D"};
         std::string rule = k_head + "module = { key = \"module\", from = 1, to = 2 }\n";
         const int steps = std::uniform_int_distribution<int>(1, 5)(rng);
@@ -739,6 +744,17 @@ TEST_CASE("content rules: random saves x random rule files: the result verifies,
                 break;
             }
         }
+        return rule;
+    }
+};
+
+TEST_CASE("content rules: random saves x random rule files: the result verifies, and every "
+          "component no step names is byte-identical, in its place") {
+    RandomRules gen(23);
+    int applied = 0, refused = 0;
+    for (int round = 0; round < 150; ++round) {
+        const std::string save = gen.save();
+        const std::string rule = gen.rule();
         CAPTURE(rule);
         RuleSet set = rules_of({rule});
         auto r = set.apply(ss::as_save_bytes(save));
@@ -780,4 +796,132 @@ TEST_CASE("content rules: random saves x random rule files: the result verifies,
     }
     CHECK(applied > 50);
     CHECK(refused > 5);
+}
+
+namespace {
+
+// migrate's path for a large file (content_rules::apply_by_parts): what went to the output, and
+// the report. nullopt inside: the save is read whole instead.
+struct ByParts {
+    std::string bytes;
+    std::optional<content_rules::PartsApplied> applied;
+};
+Result<ByParts> by_parts(const RuleSet& set, const std::string& save) {
+    ByParts out;
+    auto r = content_rules::apply_by_parts(set, format_info(FormatId::spark_save),
+                                           std::make_shared<const Source>(save),
+                                           [&](std::string_view b) -> Result<void> {
+                                               out.bytes += b;
+                                               return {};
+                                           });
+    if (!r) return std::move(r).error();
+    out.applied = std::move(*r);
+    return out;
+}
+
+std::vector<std::string> reasons(const std::vector<LeftAlone>& left) {
+    std::vector<std::string> out;
+    for (const LeftAlone& l : left) out.push_back(l.key + ": " + l.reason);
+    return out;
+}
+
+std::vector<std::string> counts(const std::vector<StepCount>& steps) {
+    std::vector<std::string> out;
+    for (const StepCount& c : steps)
+        out.push_back(c.rule + " " + std::to_string(c.step) + " " + c.op + ": " +
+                      std::to_string(c.entities) + " " + std::to_string(c.components) + " " +
+                      std::to_string(c.properties) + " " + std::to_string(c.custom));
+    return out;
+}
+
+// The two paths of one rule set over one save agree: the same bytes (or nothing written where
+// apply() changes nothing), the same report, the same error with its node path. Returns whether
+// the save went by parts (else migrate reads it whole: a save the reader finds an error in).
+bool check_same(const RuleSet& set, const std::string& save) {
+    auto whole = set.apply(ss::as_save_bytes(save));
+    auto parts = by_parts(set, save);
+    if (parts && !parts->applied) return false;
+    REQUIRE(whole.has_value() == parts.has_value());
+    if (!whole) {
+        CHECK(parts.error().path == whole.error().path);
+        CHECK(parts.error().message == whole.error().message);
+        return true;
+    }
+    REQUIRE(parts->applied.has_value());
+    const content_rules::PartsApplied& p = *parts->applied;
+    CHECK(p.applied.changed == whole->changed);
+    if (p.written)
+        CHECK(parts->bytes == whole->bytes);
+    else
+        CHECK((parts->bytes.empty() && !whole->changed));
+    CHECK(p.applied.from_version == whole->from_version);
+    CHECK(p.applied.rules_run == whole->rules_run);
+    CHECK(reasons(p.applied.left_alone) == reasons(whole->left_alone));
+    CHECK(counts(p.applied.steps) == counts(whole->steps));
+    CHECK(p.applied.migration_notes == whole->migration_notes);
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("content rules by parts (migrate of a large file): the same bytes, report and errors as "
+          "apply() over random saves and rules, in scope and out of it") {
+    RandomRules gen(2623);
+    for (int round = 0; round < 200; ++round) {
+        const std::string save = gen.save(round % 3 != 0);
+        const std::string rule = gen.rule();
+        CAPTURE(rule);
+        CHECK(check_same(rules_of({rule}), save));
+    }
+}
+
+TEST_CASE("content rules by parts: chains, rules without a module, a v1 save, a damaged one") {
+    const std::string chain1 = "id = \"p1\"\nsummary = \"s\"\nformat = \"spark_save\"\n"
+                               "module = { key = \"fps.profile.version\", from = 1, to = 2 }\n"
+                               "[[step]]\nop = \"rename-component\"\nfrom = \"HealthComponent\"\n"
+                               "to = \"Health\"\n";
+    const std::string chain2 = "id = \"p2\"\nsummary = \"s\"\nformat = \"spark_save\"\n"
+                               "module = { key = \"fps.profile.version\", from = 2, to = 3 }\n"
+                               "[[step]]\nop = \"set-custom\"\nkey = \"quest\"\nvalue = \"4\"\n";
+    const std::string loose = one_step("op = \"rename-property\"\ncomponent = \"TagComponent\"\n"
+                                       "from = \"team\"\nto = \"side\"\n");
+    const std::string nothing = one_step("op = \"drop-component\"\ncomponent = \"Nowhere\"\n"
+                                         "reason = \"r\"\n");
+    const std::string save = health_save();
+    for (const auto& set :
+         {rules_of({chain1}), rules_of({chain1, chain2}), rules_of({loose}), rules_of({chain2}),
+          rules_of({nothing}), rules_of({chain1, chain2, loose})}) {
+        CHECK(check_same(set, save));
+        // The result's second run: at the newest of each chain, nothing written.
+        auto once = set.apply(ss::as_save_bytes(save));
+        REQUIRE(once.has_value());
+        CHECK(check_same(set, once->bytes));
+        auto again = by_parts(set, once->bytes);
+        REQUIRE(again.has_value());
+        CHECK_FALSE(again->applied->applied.changed);
+    }
+    // A v1 save: migrated to v4 part by part, then ruled.
+    const std::string v1 =
+        test::read_bytes(test::testdata() / "spark_save/real/valid/v1-screenshotless.spark_save");
+    CHECK(check_same(rules_of({loose}), v1));
+    CHECK(check_same(rules_of({nothing}), v1));
+    std::mt19937 rng(26);
+    int went = 0;
+    for (std::uint32_t version = 1; version <= 4; ++version)
+        for (int i = 0; i < 10; ++i) {
+            const std::string random = test::random_spark_save(rng, version);
+            went += check_same(rules_of({loose}), random);
+            went += check_same(rules_of({nothing, chain1}), random);
+        }
+    CHECK(went > 40);
+    // A save the reader finds an error in is read whole (nullopt), where the error is reported.
+    std::string damaged = save;
+    damaged[damaged.size() - 1] ^= 0x01; // the CRC-32
+    auto r = by_parts(rules_of({loose}), damaged);
+    REQUIRE(r.has_value());
+    CHECK_FALSE(r->applied.has_value());
+    // So is a file with a module rule: its tail is read first.
+    auto m = by_parts(rules_of({chain1}), damaged);
+    REQUIRE(m.has_value());
+    CHECK_FALSE(m->applied.has_value());
 }

@@ -52,6 +52,10 @@
 
 SPARKSAVE_BEGIN_NAMESPACE
 
+namespace content_rules {
+struct Access; // the library's own entries into a loaded set (content_rules_data.hpp)
+} // namespace content_rules
+
 // One rule file's text. `name` is how errors name it (a path, usually); `base` is the folder its
 // [[test]] paths are relative to.
 struct RuleText {
@@ -151,6 +155,7 @@ class RuleSet {
     struct Data; // the loaded rules (internal)
 
   private:
+    friend struct content_rules::Access;
     explicit RuleSet(std::shared_ptr<const Data> data) noexcept;
     std::shared_ptr<const Data> d_;
 };

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -255,35 +256,39 @@ template <class T> class [[nodiscard]] Result {
     std::variant<T, Error> v_;
 };
 
-// Result<void>: success or an Error.
+// Result<void>: success or an Error. A success holds no Error (an empty optional): returned
+// once a field on the readers' paths, it costs a flag, not an Error's strings made and freed.
 template <> class [[nodiscard]] Result<void> {
   public:
     using value_type = void;
 
     Result() = default;
-    Result(Error error) : error_(std::move(error)), failed_(true) {}
-    bool has_value() const noexcept { return !failed_; }
-    explicit operator bool() const noexcept { return !failed_; }
+    Result(Error error) : error_(std::move(error)) {}
+    bool has_value() const noexcept { return !error_; }
+    explicit operator bool() const noexcept { return !error_; }
     // Does nothing on success; on an error: bad_result_access.
     void value() const noexcept {
-        if (failed_) bad_result_access(error_);
+        if (error_) bad_result_access(*error_);
     }
     // The error (an internal error "no error" on success).
-    const Error& error() const& { return error_; }
-    Error&& error() && { return std::move(error_); }
+    const Error& error() const& { return error_ ? *error_ : no_error(); }
+    Error&& error() && {
+        if (!error_) error_ = no_error();
+        return std::move(*error_);
+    }
     // The error, or `fallback` on success.
-    Error error_or(Error fallback) const& { return failed_ ? error_ : std::move(fallback); }
+    Error error_or(Error fallback) const& { return error_ ? *error_ : std::move(fallback); }
     // f() -> Result<U>: its result, or this error unchanged.
     template <class F> auto and_then(F&& f) const {
         using R = std::invoke_result_t<F>;
         static_assert(detail::IsResult<R>::value, "and_then: f must return a Result");
-        if (failed_) return R(error_);
+        if (error_) return R(*error_);
         return std::invoke(std::forward<F>(f));
     }
     // f() -> U: Result<U> holding it, or this error unchanged.
     template <class F> auto transform(F&& f) const {
         using U = std::remove_cvref_t<std::invoke_result_t<F>>;
-        if (failed_) return Result<U>(error_);
+        if (error_) return Result<U>(*error_);
         if constexpr (std::is_void_v<U>) {
             std::invoke(std::forward<F>(f));
             return Result<U>();
@@ -293,8 +298,12 @@ template <> class [[nodiscard]] Result<void> {
     }
 
   private:
-    Error error_ = Error{ErrorCode::internal, Severity::error, k_no_offset, 0, 0, {}, "no error"};
-    bool failed_ = false;
+    static const Error& no_error() {
+        static const Error e{ErrorCode::internal, Severity::error, k_no_offset, 0, 0, {},
+                             "no error"};
+        return e;
+    }
+    std::optional<Error> error_;
 };
 
 template <class T> void Result<T>::check_error() const noexcept {

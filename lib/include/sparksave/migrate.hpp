@@ -101,6 +101,7 @@ struct Migrated {
 };
 
 struct FormatInfo;
+struct Parts;
 
 // Adds `more` to `notes`: a note already there is not repeated, and the counts of counted notes
 // of the same text are summed.
@@ -113,7 +114,10 @@ void merge_notes(Notes& notes, const Notes& more);
 // caller checks it whole (summarize) to learn its findings. Otherwise `findings` are the input's
 // (when they hold an error, what went to `out` is incomplete: drop it). The result is not checked
 // here: the caller reads it back (check_result, through the write model's ResultCheck). Errors: a
-// step's error.
+// step's error, or `filter`'s.
+// `filter`, when given, runs on each part after the steps and before the writer (content rules,
+// content_rules.cpp), and a file already at `to` is not stopped at its head: its parts go through
+// the filter to the writer (`steps` empty).
 struct MigratedParts {
     std::uint32_t from = 0;
     std::vector<const MigrationStep*> steps;
@@ -122,7 +126,8 @@ struct MigratedParts {
 };
 Result<MigratedParts> migrate_parts(const FormatInfo& format, std::shared_ptr<const Source> source,
                                     std::uint32_t to,
-                                    const std::function<Result<void>(std::string_view)>& out);
+                                    const std::function<Result<void>(std::string_view)>& out,
+                                    Parts* filter = nullptr);
 
 // The target's rules refused a migrated result: `finding` (from reading the result back) with
 // the context in front ("the v4 rules refuse the result of step X: ", no step when empty) and
