@@ -87,8 +87,7 @@ class StreamedDump final : public Parts {
         json_ = json;
     }
     Result<void> head(Document& doc, std::uint64_t items) override {
-        if (!json_)
-            buffer_ += fmt::format("format: {}\nversion: {}\n", format_.name, doc.version());
+        if (!json_) append_text_heading(buffer_, format_.name, doc.version());
         auto r = printer_->head(doc, items);
         drain();
         return r;
@@ -225,6 +224,14 @@ int run_dump(const DumpOptions& o) {
         const auto [begin, end] = parse_range(o.range, size);
         return run_hex(in, begin, end, o.json);
     }
+    if (!select && !o.offsets && format_json(in.format->id).dump) {
+        PartsRead read =
+            format_json(in.format->id).dump(in.source, o.json, [](std::string_view text) {
+                out(text);
+            });
+        out_flush();
+        return report_errors(in.path, read.findings) ? k_exit_finding : k_exit_ok;
+    }
     if (!select && !o.offsets && in.format->stream &&
         (!o.json || format_json(in.format->id).json_parts)) {
         StreamedDump dump(*in.format, o.json);
@@ -266,8 +273,7 @@ int run_dump(const DumpOptions& o) {
             format_json(in.format->id).to_json(doc, json);
     });
     printer->text([&](std::string& text) {
-        if (!select)
-            text += fmt::format("format: {}\nversion: {}\n", in.format->name, doc.version());
+        if (!select) append_text_heading(text, in.format->name, doc.version());
         print_text(doc, node, select ? select->str() : std::string(), PrintOptions{o.offsets},
                    text);
     });

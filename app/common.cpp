@@ -305,6 +305,10 @@ void record_status(int exit_code) {
 
 void out(std::string_view text) {
     std::string& b = out_buffer();
+    if (b.empty() && text.size() >= k_out_block) { // a block of its own: not copied first
+        write_stdout(text);
+        return;
+    }
     b.append(text);
     if (b.size() >= k_out_block) out_flush();
 }

@@ -7,12 +7,15 @@ bench/out/full/results.md, or bench/out/quick/ with --quick).
     python3 bench/run.py            # full size: ~256 MB saves, 10,000 small files
     python3 bench/run.py --quick    # tiny inputs, to keep the bench from rotting (CI)
     python3 bench/run.py --only dump-hex   # one row alone (on the big save)
+    python3 bench/run.py --only dump       # the floor and the dump rows (big save, textconv file)
 
 Needs an optimised build with the benchmark programs (made with `cmake --preset bench` unless
 --build-dir is given), gcc
 and zlib for the limit peer, node + npm for the Kaitai peer (installed into bench/node_modules),
 valgrind for instruction counts. Timings are wall-clock, best of --repeat runs, hot page cache;
-peak memory is the child's max RSS.
+peak memory is the child's max RSS. Every row measured in bytes is also given as a multiple of
+the floor (bench/floor.cpp: map the big v4 save and walk its length prefixes with bounds checks,
+nothing else), timed in the same run: the floor's MB/s over the row's MB/s of its own input.
 """
 import argparse
 import os
@@ -26,8 +29,11 @@ ROOT = os.path.dirname(HERE)
 OUT_ROOT = os.path.join(HERE, "out")
 
 
+LAST_CPU = []  # the CPU seconds (user + system) of each run() since best_cpu() cleared it
+
+
 def run(cmd, stdout=subprocess.DEVNULL, check=True, env=None):
-    """Runs cmd; returns (seconds, max RSS in bytes, exit code)."""
+    """Runs cmd; returns (seconds, max RSS in bytes, exit code); its CPU time goes to LAST_CPU."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -35,6 +41,7 @@ def run(cmd, stdout=subprocess.DEVNULL, check=True, env=None):
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     code = os.waitstatus_to_exitcode(status)
+    LAST_CPU.append(usage.ru_utime + usage.ru_stime)
     if check and code not in (0, 1):
         raise SystemExit(f"failed ({code}): {' '.join(cmd)}\n{err}")
     return elapsed, usage.ru_maxrss * 1024, code
@@ -43,6 +50,14 @@ def run(cmd, stdout=subprocess.DEVNULL, check=True, env=None):
 def best(cmd, repeat, **kw):
     results = [run(cmd, **kw) for _ in range(repeat)]
     return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def best_cpu(cmd, repeat, **kw):
+    """best() and the least CPU time (user + system) of the runs: on a loaded machine the wall
+    clock mostly measures the wait for a core."""
+    LAST_CPU.clear()
+    t, rss = best(cmd, repeat, **kw)
+    return t, rss, min(LAST_CPU)
 
 
 def mb(n):
@@ -54,7 +69,7 @@ def build(build_dir):
         build_dir = os.path.join(ROOT, "build", "bench")
         subprocess.run(["cmake", "--preset", "bench"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         subprocess.run(["cmake", "--build", "--preset", "bench", "--target", "sparksave_cli", "gen_saves",
-                        "api_bench"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+                        "api_bench", "floor"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     return os.path.join(build_dir, "sparksave"), os.path.join(build_dir, "bench", "gen_saves")
 
 
@@ -64,9 +79,10 @@ def main():
     ap.add_argument("--build-dir", help="an existing release build directory")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true", help="skip the Kaitai and Python peers")
-    ap.add_argument("--only", choices=["dump-hex"],
-                    help="run only this workload's row, on the big v4 save (generated alone when "
-                         "missing); prints its row, leaves results.md as it was")
+    ap.add_argument("--only", choices=["dump-hex", "dump"],
+                    help="run only these rows (dump: the floor, dump --json, dump, the textconv "
+                         "dump of a 10 MB save, dump --hex), on the big v4 save (generated alone "
+                         "when missing); prints them, leaves results.md as it was")
     args = ap.parse_args()
 
     sparksave, gen = build(args.build_dir)
@@ -87,22 +103,68 @@ def main():
     dump_json = os.path.join(OUT, "big-v4.json")
     tag = os.path.join(OUT, f"generated-{entities}-{small_count}-{small_v1_count}")
 
+    floor_bin = os.path.join(os.path.dirname(gen), "floor")
+    textconv = os.path.join(OUT, "textconv-v4.spark_save")  # ~10 MB (issue 25: git's textconv)
+    floor_rate = None  # MB/s of the floor on the big v4 save, this run
+
+    def floor_row(add):
+        """The floor: map the big save, walk its length prefixes with bounds checks (issue 26)."""
+        nonlocal floor_rate
+        size = os.path.getsize(big4)
+        t, rss, cpu = best_cpu([floor_bin, big4], repeat)
+        floor_rate = mb(size) / t
+        add("floor: map + bounds-checked length walk", f"big v4 ({mb(size):.0f} MB)", t, rss, size=size,
+            note=f"bench/floor.cpp; {cpu_note(size, cpu)}")
+
+    def cpu_note(size, cpu):
+        return f"CPU {cpu:.3f} s: {mb(size) / cpu:,.0f} MB/s" if cpu > 0 else "CPU time not measured"
+
+    def dump_rows(add):
+        """dump --json and dump of the big save (issue 26: >= 600 MB/s, <= 2x the file in memory);
+        the textconv dump of a ~10 MB save, process start included (issue 25: <= 50 ms)."""
+        size = os.path.getsize(big4)
+        bigv = f"big v4 ({mb(size):.0f} MB)"
+        t, rss, cpu = best_cpu([sparksave, "dump", "--json", big4], repeat)
+        add("sparksave dump --json > /dev/null", bigv, t, rss, size=size,
+            note=f"{cpu_note(size, cpu)}; target >= 600 MB/s")
+        t, rss, cpu = best_cpu([sparksave, "dump", big4], repeat)
+        add("sparksave dump (text) > /dev/null", bigv, t, rss, size=size,
+            note=f"{cpu_note(size, cpu)}; target >= 600 MB/s")
+        if not os.path.exists(textconv):
+            subprocess.run([gen, "big", textconv, "4", "16800"], check=True, stdout=subprocess.DEVNULL)
+        tc_size = os.path.getsize(textconv)
+        t, rss, cpu = best_cpu([sparksave, "dump", textconv], max(repeat, 5))
+        add("sparksave dump (git textconv)", f"v4 ({mb(tc_size):.1f} MB)", t, rss, size=tc_size,
+            note=f"{t * 1000:.1f} ms (CPU {cpu * 1000:.1f} ms), best of {max(repeat, 5)}, process start "
+                 f"included (target <= 50 ms)")
+
     def hex_row(add):
         """dump --hex of the big save: every byte's row and field (issue 25: >= 50 MB/s)."""
         size = os.path.getsize(big4)
-        t, rss = best([sparksave, "dump", "--hex", big4], repeat)
+        t, rss, cpu = best_cpu([sparksave, "dump", "--hex", big4], repeat)
         add("sparksave dump --hex > /dev/null", f"big v4 ({mb(size):.0f} MB)", t, rss, size=size,
-            note="target >= 50 MB/s")
+            note=f"{cpu_note(size, cpu)}; target >= 50 MB/s")
 
-    if args.only == "dump-hex":
+    def floor_ratio(rate_mb):
+        return f"{floor_rate / rate_mb:,.1f}x" if floor_rate and rate_mb else ""
+
+    if args.only:
         if not os.path.exists(big4):
             print("generating the big v4 save ...", file=sys.stderr)
             subprocess.run([gen, "big", big4, "4", str(entities)], check=True, stdout=subprocess.DEVNULL)
         only = []
-        hex_row(lambda name, what, seconds, rss, size, note: only.append(
-            f"| {name} | {what} | {seconds:.3f} s | {mb(size) / seconds:,.0f} MB/s | "
-            f"{rss / 2**20:,.0f} MiB | {note} |"))
-        print("| workload | input | time | throughput | peak RSS | notes |\n|---|---|---:|---:|---:|---|")
+
+        def add_only(name, what, seconds, rss, size, note=""):
+            rate = mb(size) / seconds
+            only.append(f"| {name} | {what} | {seconds:.3f} s | {rate:,.0f} MB/s | {floor_ratio(rate)} | "
+                        f"{rss / 2**20:,.0f} MiB | {note} |")
+
+        floor_row(add_only)
+        if args.only == "dump":
+            dump_rows(add_only)
+        hex_row(add_only)
+        print("| workload | input | time | throughput | x the floor | peak RSS | notes |\n"
+              "|---|---|---:|---:|---:|---:|---|")
         print("\n".join(only))
         return
     if not os.path.exists(tag):
@@ -127,14 +189,16 @@ def main():
     small_files = sorted(os.listdir(small))
     small_bytes = sum(os.path.getsize(os.path.join(small, f)) for f in small_files)
 
-    rows = []  # (workload, input, seconds, rate text, rss, notes)
+    rows = []  # (workload, input, seconds, rate text, MB/s of input or None, rss, notes)
 
     def add(name, what, seconds, rss, size=None, files=None, note=""):
         if files is not None:
             rate = f"{files / seconds:,.0f} files/s"
         else:
             rate = f"{mb(size) / seconds:,.0f} MB/s"
-        rows.append((name, what, seconds, rate, rss, note))
+        rows.append((name, what, seconds, rate, mb(size) / seconds if size else None, rss, note))
+
+    floor_row(add)
 
     # The limit peer: read + zlib CRC-32.
     limit = None
@@ -155,10 +219,7 @@ def main():
     add("sparksave verify", bigv, t_verify, rss, size=size4, note=note)
     t, rss = best([sparksave, "info", big4], repeat)
     add("sparksave info", bigv, t, rss, size=size4)
-    t, rss = best([sparksave, "dump", "--json", big4], repeat)
-    add("sparksave dump --json > /dev/null", bigv, t, rss, size=size4)
-    t, rss = best([sparksave, "dump", big4], repeat)
-    add("sparksave dump (text) > /dev/null", bigv, t, rss, size=size4)
+    dump_rows(add)
     hex_row(add)
     migrated = os.path.join(OUT, "migrated.spark_save")
 
@@ -190,7 +251,8 @@ def main():
     add("sparksave pack", f"big v4 dump ({mb(json_size):.0f} MB JSON)", t, rss, size=json_size,
         note=f"{mb(size4) / t:,.0f} MB/s of output")
     t, rss = best([sparksave, "verify", "--quiet", small], repeat)
-    add("sparksave verify, small files", f"{len(small_files)} files", t, rss, files=len(small_files))
+    add("sparksave verify, small files", f"{len(small_files)} files", t, rss, files=len(small_files),
+        size=small_bytes)
     out_dir = os.path.join(OUT, "small-migrated")
 
     def migrate_dir():
@@ -199,7 +261,7 @@ def main():
 
     results = [migrate_dir() for _ in range(repeat)]
     add("sparksave migrate --output-dir, small files", f"{len(small_files)} files", min(r[0] for r in results),
-        max(r[1] for r in results), files=len(small_files))
+        max(r[1] for r in results), files=len(small_files), size=small_bytes)
 
     # Issue 3's batch: v1 saves of ~50 KB, all migrated to v4.
     v1_files = sorted(os.listdir(small_v1))
@@ -213,7 +275,7 @@ def main():
     results = [migrate_v1() for _ in range(repeat)]
     t = min(r[0] for r in results)
     add("sparksave migrate --output-dir, v1 saves", f"{len(v1_files)} files ({mb(v1_bytes) / len(v1_files) * 1000:.0f} KB each)",
-        t, max(r[1] for r in results), files=len(v1_files), note=f"{mb(v1_bytes) / t:,.0f} MB/s")
+        t, max(r[1] for r in results), files=len(v1_files), size=v1_bytes, note=f"{mb(v1_bytes) / t:,.0f} MB/s")
 
     # The engine-facing API (issue 14), timed inside one process by api_bench: read_metadata over a
     # load-game menu's saves of ~1.3 MB (target: within 3x of reading each file's first 4 KiB),
@@ -296,10 +358,11 @@ def main():
                     break
             os.remove(cg)
 
-    lines = ["| workload | input | time | throughput | peak RSS | notes |", "|---|---|---:|---:|---:|---|"]
-    for name, what, seconds, rate, rss, note in rows:
+    lines = ["| workload | input | time | throughput | x the floor | peak RSS | notes |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for name, what, seconds, rate, rate_mb, rss, note in rows:
         shown = f"{rss / 2**20:,.0f} MiB" if rss else "(in process)"
-        lines.append(f"| {name} | {what} | {seconds:.3f} s | {rate} | {shown} | {note} |")
+        lines.append(f"| {name} | {what} | {seconds:.3f} s | {rate} | {floor_ratio(rate_mb)} | {shown} | {note} |")
     if counts:
         lines += ["", f"Instruction counts (valgrind --tool=callgrind) on mid v4 ({mb(os.path.getsize(mid4)):.1f} MB):", "",
                   "| command | instructions | per input byte |", "|---|---:|---:|"]

@@ -9,6 +9,7 @@
 #include "sparksave/migrate.hpp"
 #include "sparksave/version.hpp"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +43,9 @@ void to_json(const Document& doc, std::string& out);
 
 // The same JSON, part by part (format.hpp Parts): to_json() is these over a whole tree.
 std::unique_ptr<Parts> json_parts(std::string& out);
+// The whole-file `dump` or `dump --json` from the reader's events (dump.cpp; FormatJson::dump).
+PartsRead dump(std::shared_ptr<const Source> source, bool json,
+               const std::function<void(std::string_view)>& write);
 
 // The bytes a JSON dump describes (`pack`): the dump read into the tree part by part, each part
 // handed to the writer (part_writer); the checksum is recomputed. The result still has to be read

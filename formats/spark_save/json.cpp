@@ -19,6 +19,7 @@
 // Every string is a JSON string when its bytes are valid UTF-8, else {"base64": "..."}.
 // Metadata fields are informational strings with each token's exact text; "raw" is what pack
 // writes unless the fields were edited.
+#include "json_emitter.hpp"
 #include "metadata.hpp"
 #include "spec.hpp"
 #include "tree.hpp"
@@ -70,45 +71,7 @@ void metadata(const Document& doc, NodeId m, JsonWriter& w) {
     w.end_object();
 }
 
-// The JSON part by part (format.hpp Parts); to_json() runs it over a whole tree. The writer
-// stays open across the parts: the head opens the root object (and the entity list), each item
-// is one entity, the tail closes them.
-class JsonEmitter final : public Parts {
-  public:
-    explicit JsonEmitter(std::string& out) : out_(out), w_(out) {}
-    Result<void> head(Document& doc, std::uint64_t) override {
-        write_head(doc);
-        return {};
-    }
-    Result<void> item(Document& doc, NodeId entity, std::uint64_t) override {
-        write_item(doc, entity);
-        return {};
-    }
-    Result<void> tail(Document& doc) override {
-        write_tail(doc);
-        return {};
-    }
-    // The read stopped part-way: the JSON ends with "complete": false, as to_json() of a tree
-    // that is not Document::complete() does.
-    void stopped() override {
-        complete_ = false;
-        finish();
-    }
-
-    void write_head(const Document& doc);
-    void write_item(const Document& doc, NodeId entity);
-    // Closes the JSON unless the tail is one the read stopped in (stopped() follows).
-    void write_tail(const Document& doc);
-
-  private:
-    void close_entities();
-    void finish();
-    std::string& out_;
-    JsonWriter w_;
-    bool complete_ = true;
-    bool entities_open_ = false;
-    bool open_ = false;
-};
+} // namespace
 
 void JsonEmitter::write_head(const Document& doc) {
     const NodeId root = doc.root();
@@ -165,8 +128,6 @@ void JsonEmitter::finish() {
     out_ += '\n';
     open_ = false;
 }
-
-} // namespace
 
 std::unique_ptr<Parts> json_parts(std::string& out) {
     return std::make_unique<JsonEmitter>(out);
@@ -882,6 +843,7 @@ const FormatJson k_json = {.id = FormatId::spark_save,
                            .to_json = to_json,
                            .from_json = from_json,
                            .json_parts = json_parts,
+                           .dump = dump,
                            .from_json_to = from_json_to,
                            .regions = regions};
 

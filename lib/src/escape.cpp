@@ -1,5 +1,6 @@
 // Escaping of file text for terminals and JSON.
 #include "sparksave/escape.hpp"
+#include "sparksave/plain_scan.hpp"
 #include "sparksave/version.hpp"
 
 #include <cstdint>
@@ -50,32 +51,9 @@ bool plain_ascii(unsigned char c, bool quoted) noexcept {
     return c >= 0x20 && c < 0x7F && c != '\\' && !(quoted && c == '"');
 }
 
-// SWAR: whether any of eight bytes is a control character, DEL, non-ASCII, '"' or '\\' (the
-// bytes every escaper here treats specially). Zero: all eight can be copied as they are.
-inline std::uint64_t special8(std::uint64_t w) noexcept {
-    constexpr std::uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    auto has_zero = [&](std::uint64_t v) { return (v - ones) & ~v & highs; };
-    const std::uint64_t high_or_del =
-        (w | (w + ones)) & highs; // >= 0x7F (0xFF carries, but is caught)
-    const std::uint64_t control = (w - 0x20 * ones) & ~w & highs; // < 0x20
-    return high_or_del | control | has_zero(w ^ (0x22 * ones)) | has_zero(w ^ (0x5C * ones));
-}
-
 // The length of the leading run of bytes that need no escaping in any context.
 std::size_t plain_run(std::string_view s) noexcept {
-    std::size_t i = 0;
-    while (i + 8 <= s.size()) {
-        std::uint64_t w;
-        __builtin_memcpy(&w, s.data() + i, 8);
-        if (special8(w)) break;
-        i += 8;
-    }
-    while (i < s.size()) {
-        auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') break;
-        ++i;
-    }
-    return i;
+    return plain_scan::run(s);
 }
 
 void append_hex_byte(std::string& out, unsigned char c) {
@@ -143,6 +121,10 @@ std::size_t plain_prefix(std::string_view bytes) noexcept {
     return plain_run(bytes);
 }
 
+std::size_t plain_prefix_in(std::string_view bytes, const char* readable_end) noexcept {
+    return plain_scan::run_in(bytes, readable_end);
+}
+
 bool is_valid_utf8(std::string_view bytes) noexcept {
     std::size_t i = 0;
     while (i < bytes.size()) {
@@ -167,7 +149,8 @@ void append_display(std::string& out, std::string_view s, bool quoted) {
     std::size_t i = plain_prefix(s);
     out.append(s.data(), i);
     while (i < s.size()) {
-        std::size_t run = i;
+        // Quoted, the plain bytes are those of the scan; unquoted, '"' is plain too.
+        std::size_t run = quoted ? i + plain_run(s.substr(i)) : i;
         while (run < s.size() && plain_ascii(static_cast<unsigned char>(s[run]), quoted)) ++run;
         out.append(s.data() + i, run - i);
         i = run;
@@ -282,12 +265,7 @@ void append_json_string(std::string& out, std::string_view s) {
     std::size_t i = plain_prefix(s);
     out.append(s.data(), i);
     while (i < s.size()) {
-        std::size_t run = i;
-        while (run < s.size()) {
-            auto c = static_cast<unsigned char>(s[run]);
-            if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7F) break;
-            ++run;
-        }
+        const std::size_t run = i + plain_run(s.substr(i));
         out.append(s.data() + i, run - i);
         i = run;
         if (i >= s.size()) break;

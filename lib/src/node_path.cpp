@@ -10,11 +10,6 @@ SPARKSAVE_BEGIN_NAMESPACE
 
 namespace {
 
-bool bare_char(char c) noexcept {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-';
-}
-
 Error path_error(std::string_view text, std::size_t at, std::string_view what) {
     return make_error(ErrorCode::bad_usage, "bad node path " + display(text, true) +
                                                 " at character " + std::to_string(at + 1) + ": " +
@@ -50,13 +45,6 @@ NodePath& NodePath::name_match(std::string_view text) {
     steps.push_back(
         {PathStep::Kind::name_match, std::string(text), 0, PathStep::k_no_position, {}});
     return *this;
-}
-
-bool is_bare_name(std::string_view name) noexcept {
-    if (name.empty()) return false;
-    for (char c : name)
-        if (!bare_char(c)) return false;
-    return true;
 }
 
 void append_path_name(std::string& out, std::string_view name) {
@@ -161,7 +149,7 @@ Result<NodePath> NodePath::parse(std::string_view text) {
             ++i;
             path.steps.push_back({PathStep::Kind::any_one, {}, 0, PathStep::k_no_position, {}});
         } else {
-            while (i < text.size() && bare_char(text[i])) ++i;
+            while (i < text.size() && is_bare_char(text[i])) ++i;
             if (i == start)
                 return path_error(text, i,
                                   "expected a name of [A-Za-z0-9_-] (quote others: [\"a.b\"])");

@@ -19,13 +19,6 @@ namespace {
 
 constexpr char k_hex[] = "0123456789abcdef";
 
-void append_name(std::string& out, std::string_view name) {
-    if (is_bare_name(name))
-        out += name;
-    else
-        append_display(out, name, true);
-}
-
 void append_offsets(const Document& doc, NodeId id, const PrintOptions& o, std::string& out) {
     const Span& s = doc.node(id).span;
     if (o.offsets && s.valid())
@@ -120,7 +113,7 @@ void text_node(const Document& doc, NodeId id, int depth, std::string_view label
         std::string label;
         for (NodeId c : doc.children(id)) {
             label.clear();
-            append_name(label, doc.name(c));
+            append_text_name(label, doc.name(c));
             text_node(doc, c, depth + 1, label, o, out);
         }
         return;
@@ -139,13 +132,9 @@ void text_node(const Document& doc, NodeId id, int depth, std::string_view label
     for (NodeId c : doc.children(id)) {
         label.clear();
         if (n.kind == NodeKind::list) {
-            label = fmt::format("[{}]", index++);
-            if (!doc.name(c).empty()) {
-                label += ' ';
-                append_display(label, doc.name(c), true);
-            }
+            append_item_label(label, index++, doc.name(c));
         } else {
-            append_name(label, doc.name(c));
+            append_text_name(label, doc.name(c));
         }
         text_node(doc, c, depth + 1, label, o, out);
     }
@@ -223,12 +212,31 @@ void json_value(JsonWriter& w, const Document& doc, NodeId id, Shape shape) {
 
 } // namespace
 
+void append_text_heading(std::string& out, std::string_view format, std::uint32_t version) {
+    fmt::format_to(std::back_inserter(out), "format: {}\nversion: {}\n", format, version);
+}
+
+void append_text_name(std::string& out, std::string_view name) {
+    if (is_bare_name(name))
+        out += name;
+    else
+        append_display(out, name, true);
+}
+
+void append_item_label(std::string& out, std::uint64_t index, std::string_view name) {
+    fmt::format_to(std::back_inserter(out), "[{}]", index);
+    if (!name.empty()) {
+        out += ' ';
+        append_display(out, name, true);
+    }
+}
+
 void print_text(const Document& doc, NodeId node, std::string_view label,
                 const PrintOptions& options, std::string& out) {
     if (node == doc.root()) {
         for (NodeId c : doc.children(node)) {
             std::string name;
-            append_name(name, doc.name(c));
+            append_text_name(name, doc.name(c));
             text_node(doc, c, 0, name, options, out);
         }
         return;
@@ -254,7 +262,7 @@ Result<void> TextParts::head(Document& doc, std::uint64_t items) {
     const NodeId root = doc.root();
     for (NodeId c : doc.children(root)) {
         std::string name;
-        append_name(name, doc.name(c));
+        append_text_name(name, doc.name(c));
         const Node& n = doc.node(c);
         // The list the items will come into: its header line only, as print_text would print it.
         if (n.kind == NodeKind::list && n.next_sibling == k_no_node && n.first_child == k_no_node) {
@@ -268,11 +276,8 @@ Result<void> TextParts::head(Document& doc, std::uint64_t items) {
 }
 
 Result<void> TextParts::item(Document& doc, NodeId item, std::uint64_t index) {
-    std::string label = fmt::format("[{}]", index);
-    if (!doc.name(item).empty()) {
-        label += ' ';
-        append_display(label, doc.name(item), true);
-    }
+    std::string label;
+    append_item_label(label, index, doc.name(item));
     text_node(doc, item, 1, label, options_, out_);
     return {};
 }

@@ -37,6 +37,11 @@ bool parse_escaped(std::string_view text, std::string& out);
 // The length of the leading run of `bytes` that no escaper touches: printable ASCII other than
 // `"` and `\` (checked eight bytes at a time).
 std::size_t plain_prefix(std::string_view bytes) noexcept;
+// plain_prefix of `bytes` that lie inside a larger buffer readable up to `readable_end` (the
+// string's own end or later): the same length, found sixteen bytes at a time, reading up to 15
+// bytes past the string where they are still before `readable_end` (SSE2; elsewhere
+// plain_prefix). Inline for the library's own hot paths: sparksave/plain_scan.hpp.
+std::size_t plain_prefix_in(std::string_view bytes, const char* readable_end) noexcept;
 
 // Whether UTF-8 text holds a character the escapers here never pass on raw, other than LF, TAB
 // and `"` / `\`: a control character (CR and ESC included), DEL, or a code point a terminal may

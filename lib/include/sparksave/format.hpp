@@ -246,6 +246,12 @@ struct FormatJson {
     // Optional: the JSON of to_json part by part, for a format read by parts (FormatInfo::stream;
     // `out` ends with the JSON's end after tail() or stopped()).
     std::unique_ptr<Parts> (*json_parts)(std::string& out) = nullptr;
+    // Optional: the whole-file `dump` (the text tree, its `format:` and `version:` lines first)
+    // or, with `json`, `dump --json`, written straight from the reader's events: the bytes that
+    // TextParts and json_parts give over stream(), without a tree for each item. The text goes
+    // to `write` in blocks of 1 MiB or more, and the rest at the end.
+    PartsRead (*dump)(std::shared_ptr<const Source> source, bool json,
+                      const std::function<void(std::string_view)>& write) = nullptr;
     // Optional: from_json handing the bytes to `emit` in blocks (pack of a large dump).
     Result<Packed> (*from_json_to)(
         std::string_view json, const std::function<Result<void>(std::string_view)>& emit) = nullptr;

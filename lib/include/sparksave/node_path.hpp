@@ -58,8 +58,18 @@ class NodePath {
     static Result<NodePath> parse(std::string_view text);
 };
 
-// True when `name` can be written bare (`.name`) rather than quoted (`["name"]`).
-bool is_bare_name(std::string_view name) noexcept;
+// The characters of a bare name: ASCII letters, digits, `_` and `-`.
+constexpr bool is_bare_char(char c) noexcept {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
+}
+// True when `name` can be written bare (`.name`) rather than quoted (`["name"]`). Inline: the
+// text dump asks it of every property key.
+inline bool is_bare_name(std::string_view name) noexcept {
+    bool bare = !name.empty();
+    for (const char c : name) bare &= is_bare_char(c);
+    return bare;
+}
 // Appends one name step: `.name` (no dot when first) or `["escaped name"]`.
 void append_path_name(std::string& out, std::string_view name);
 // Appends `[i]`.

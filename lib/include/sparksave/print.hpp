@@ -39,6 +39,14 @@ struct PrintOptions {
 void print_text(const Document& doc, NodeId node, std::string_view label,
                 const PrintOptions& options, std::string& out);
 
+// The pieces of a text tree's lines, for a printer that writes them straight from a reader's
+// events (formats/spark_save/dump.cpp): the first two lines of a whole-file dump (`format: NAME`,
+// `version: N`); a name as a line labels it (bare when is_bare_name, else quoted and escaped);
+// a list item's label (`[3]`, or `[3] "name"` when it has a name).
+void append_text_heading(std::string& out, std::string_view format, std::uint32_t version);
+void append_text_name(std::string& out, std::string_view name);
+void append_item_label(std::string& out, std::uint64_t index, std::string_view name);
+
 // The text tree of a file read part by part (format.hpp Parts): the lines print_text gives for
 // the whole tree, part by part. head() prints the head's children, the (empty) item list last
 // among them as its header line; item() an item under it; tail() the tail's children. Not for
