@@ -52,7 +52,11 @@ int run_salvage(const SalvageCommand& o) {
     }
     Loaded loaded = load_input(o.input);
     if (!loaded.input) {
-        message(show_path(o.input), "nothing could be recovered: " + loaded.error.message);
+        std::string why = loaded.error.message;
+        if (loaded.error.code == ErrorCode::unknown_format)
+            why = "nothing could be recovered: " + why +
+                  " (a file whose signature is damaged: name its format with --input-format)";
+        message(show_path(o.input), why);
         return k_exit_trouble;
     }
     const Input& input = *loaded.input;
@@ -72,6 +76,26 @@ int run_salvage(const SalvageCommand& o) {
     const Salvaged& s = *made;
     const Destination::Mode mode =
         o.force ? Destination::Mode::replace : Destination::Mode::new_file;
+    auto refused = [](const Failure& f) {
+        message(f.error.message); // "cannot write FILE: ..."
+        return k_exit_trouble;
+    };
+    // The report is written first and renamed into place last, so that a failure of either
+    // write (a full disk) leaves both destinations as they were.
+    std::unique_ptr<Output> report;
+    if (!o.report.empty()) {
+        OutputOptions report_options;
+        report_options.destination = {mode, path_from_utf8(o.report)};
+        auto opened = Output::open(report_options);
+        if (!opened) return refused(opened.failure());
+        report = std::move(*opened);
+        const std::string json =
+            salvage_report_json(s, o.input, bytes, s.withheld ? std::string_view{} : o.output);
+        if (auto w = report->write(json); !w) {
+            message("cannot write " + show_path(o.report) + ": " + w.error().message);
+            return k_exit_trouble;
+        }
+    }
     if (!s.withheld) {
         OutputOptions out_options;
         out_options.destination = {mode, path_from_utf8(o.output)};
@@ -83,23 +107,13 @@ int run_salvage(const SalvageCommand& o) {
             return {};
         };
         auto written = Output::write(out_options, s.bytes);
-        if (!written) {
-            message(written.failure().error.message);
-            return k_exit_trouble;
-        }
+        if (!written) return refused(written.failure());
+    }
+    if (report) {
+        auto committed = report->commit();
+        if (!committed) return refused(committed.failure());
     }
     out(salvage_report_text(s, show_path(o.input)));
-    if (!o.report.empty()) {
-        OutputOptions report_options;
-        report_options.destination = {mode, path_from_utf8(o.report)};
-        auto written = Output::write(
-            report_options,
-            salvage_report_json(s, o.input, bytes, s.withheld ? std::string_view{} : o.output));
-        if (!written) {
-            message(written.failure().error.message);
-            return k_exit_trouble;
-        }
-    }
     return s.exit_status();
 }
 
