@@ -8,6 +8,7 @@
 #include "api.hpp"
 #include "extract.hpp"
 #include "metadata.hpp"
+#include "reader.hpp"
 #include "rules.hpp"
 #include "spec.hpp"
 
@@ -277,6 +278,7 @@ void rebuild_block(std::string_view d, Meta& m, std::uint32_t version) {
 
 struct Candidate {
     std::string bytes;
+    std::optional<std::uint32_t> crc; // a v4 candidate's CRC-32, as written in its trailer
     std::vector<std::pair<std::size_t, std::size_t>> entity_spans; // output spans, by entity
     std::vector<std::pair<std::size_t, std::size_t>> pair_spans;
     std::size_t meta_begin = 0, meta_end = 0;
@@ -403,6 +405,23 @@ void Salvager::choose_version() {
     }
     if (stored_version_ >= 1 && stored_version_ < k_current_version) {
         version_ = stored_version_;
+        // A v2/v3 field over a block in the v1 layout (10 lines, no screenshotPath: formats/
+        // README.md 1.2) that reads cleanly only as v1: a v1 file whose version was damaged
+        // (read as v2/v3, its fields would shift).
+        const std::uint32_t meta_size = load_u32(d_, 8);
+        if (stored_version_ >= 2 && meta_size <= k_max_meta_size &&
+            12 + std::size_t{meta_size} <= size) {
+            const std::string_view block = d_.substr(12, meta_size);
+            if (std::count(block.begin(), block.end(), '\n') == 10 && block.ends_with('\n') &&
+                clean_block(block, 1) && !clean_block(block, stored_version_)) {
+                version_ = 1;
+                version_rebuilt_ = true;
+                version_reason_ = fmt::format(
+                    "the version field says {}, but the metadata block has the v1 layout (no "
+                    "screenshotPath) and reads only as v1: version 1 written",
+                    stored_version_);
+            }
+        }
         return;
     }
     // Damaged beyond the CRC test: the version the block's layout and the file's end say. A
@@ -756,9 +775,27 @@ Candidate Salvager::assemble() {
     }
     if (trailing_kept_end_ > tail_end_)
         out.bytes(d_.substr(tail_end_, trailing_kept_end_ - tail_end_));
-    if (version_ == k_current_version) out.u32(crc32(out.view()));
+    if (version_ == k_current_version) {
+        c.crc = crc32(out.view());
+        out.u32(*c.crc);
+    }
     c.bytes = std::move(out).take();
     return c;
+}
+
+// The candidate read with every rule of its version (read_back's reader); a v4 candidate's CRC-32
+// is the one just written, so it is not computed again.
+ReadBack read_candidate(const Candidate& c) {
+    if (!c.crc) return read_back(c.bytes);
+    ReadBack out;
+    NullSink sink;
+    CrcHint hint;
+    hint.known = c.crc;
+    Reader<NullSink> reader(c.bytes, out.findings, sink, true, hint);
+    (void)reader.run();
+    out.version = sink.version;
+    out.version_known = sink.version != 0;
+    return out;
 }
 
 // The read-back's errors on the candidate, each undone: an entity or pair it names is dropped.
@@ -1012,7 +1049,7 @@ Result<Salvaged> Salvager::run() {
     // Read back with every rule of the version; undo what the engine would refuse. Each round
     // drops at least one record, so the rounds are bounded by the records.
     for (std::size_t round = 0;; ++round) {
-        const ReadBack back = read_back(c.bytes);
+        const ReadBack back = read_candidate(c);
         bool refused = back.findings.has_errors();
         if (!refused && !current_rules(version_) && rules_current()) {
             for (const Error& f : back.findings.items())

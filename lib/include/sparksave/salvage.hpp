@@ -2,10 +2,11 @@
 // a save the engine loads, with a report that accounts for every byte of the input. A format
 // salvages through the optional entry of its row (format.hpp FormatInfo::salvage), which reads
 // the damaged bytes as far as they go, resynchronises where the format allows and makes the
-// candidate file of the input's version; salvage() here is the one driver around it: the
-// checksum gate, the migration to --to (migrate.hpp), the read-back check (the format's
-// summarize: no error, the engine loads it) and the totals. The file itself is written by the
-// caller, through the write model (output.hpp).
+// candidate file of the input's version, read back with the format's own reader until it finds
+// no error; salvage() here is the one driver around it: the options checked, the migration to
+// --to (migrate.hpp, which reads its result back as the target version). The file itself is
+// written by the caller, through the write model (output.hpp), whose check reads it back from the
+// disk once more before it takes its name.
 #pragma once
 
 // sparksave needs C++20: on an older standard this is the first error, before any include can
@@ -52,6 +53,9 @@ struct SalvageRegion {
     std::string path;   // kept, rebuilt: the node path in the output; lost: where it was, if known
     std::string value;  // rebuilt: the value written (its text)
     std::string reason; // rebuilt, lost: why
+    // In a text format, where the region starts: 1-based line and column (0: a binary format).
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
 };
 std::string_view salvage_kind_name(SalvageRegion::Kind kind) noexcept;
 
