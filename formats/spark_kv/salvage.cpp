@@ -24,6 +24,9 @@
 SPARKSAVE_BEGIN_NAMESPACE
 namespace spark_kv {
 
+// Unity builds put this file beside the format's others: its helpers have a namespace of
+// their own.
+namespace salvaging {
 namespace {
 
 using Kind = SalvageRegion::Kind;
@@ -49,9 +52,7 @@ bool damaged_marker(std::string_view line) noexcept {
     return differ <= 2;
 }
 
-} // namespace
-
-Result<Salvaged> salvage(std::string_view d, const SalvageOptions&) {
+Result<Salvaged> run(std::string_view d, const SalvageOptions&) {
     if (d.size() > k_max_file_size)
         return make_error(
             ErrorCode::too_large,
@@ -181,6 +182,13 @@ Result<Salvaged> salvage(std::string_view d, const SalvageOptions&) {
     for (const SalvageRegion& r : s.regions)
         (r.kind == Kind::lost ? s.totals.bytes.lost : s.totals.bytes.kept) += r.length;
     return s;
+}
+
+} // namespace
+} // namespace salvaging
+
+Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options) {
+    return salvaging::run(bytes, options);
 }
 
 } // namespace spark_kv

@@ -33,6 +33,9 @@
 SPARKSAVE_BEGIN_NAMESPACE
 namespace spark_save {
 
+// Unity builds put this file beside the format's others: its helpers have a namespace of
+// their own.
+namespace salvaging {
 namespace {
 
 using Kind = SalvageRegion::Kind;
@@ -1089,6 +1092,7 @@ Result<Salvaged> Salvager::run() {
 }
 
 } // namespace
+} // namespace salvaging
 
 Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options) {
     if (bytes.size() > k_max_file_size)
@@ -1096,7 +1100,7 @@ Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options) 
                           fmt::format("expected at most {} bytes (512 MiB), found {}",
                                       k_max_file_size, bytes.size()),
                           0);
-    Salvager s(bytes, options);
+    salvaging::Salvager s(bytes, options);
     return s.run();
 }
 

@@ -70,7 +70,7 @@ Result<Salvaged> salvage(const FormatInfo& format, std::string_view bytes,
 
 namespace {
 
-std::string count_text(std::string_view what, const SalvageCount& c) {
+std::string salvage_count_text(std::string_view what, const SalvageCount& c) {
     return fmt::format("{} {} kept, {} lost", what, c.kept, c.lost);
 }
 
@@ -95,10 +95,10 @@ std::string salvage_report_text(const Salvaged& s, std::string_view name) {
         out += '\n';
     }
     out += fmt::format("kept     {} regions, {} bytes\n", kept_regions, s.totals.bytes.kept);
-    out += "totals   " + count_text("entities", s.totals.entities) + "; " +
-           count_text("components", s.totals.components) + "; " +
-           count_text("properties", s.totals.properties) + "; " +
-           count_text("bytes", s.totals.bytes) + "\n";
+    out += "totals   " + salvage_count_text("entities", s.totals.entities) + "; " +
+           salvage_count_text("components", s.totals.components) + "; " +
+           salvage_count_text("properties", s.totals.properties) + "; " +
+           salvage_count_text("bytes", s.totals.bytes) + "\n";
     for (const std::string& n : s.notes) out += "note     " + n + "\n";
     if (s.unverified)
         out += "warning  the stored checksum does not match: the content kept is unverified\n";
