@@ -52,14 +52,21 @@ enum class Scan : std::uint8_t { ok, short_data, implausible };
 // An entity at `pos`: GUID, component count, records each with a data length that fits (and,
 // `strict`, for a resynchronisation: a type id the design registers; the reader itself only
 // warns of another). Each length is checked before it is used.
-Scan entity(std::string_view d, std::size_t pos, Entity& e, bool strict) {
+// `budget` counts the records followed by every scan of one salvage, so that hostile data cannot
+// make the resynchronisation quadratic: spent, every scan is implausible.
+Scan entity(std::string_view d, std::size_t pos, Entity& e, bool strict, std::uint64_t& budget) {
     e = Entity{};
     e.begin = pos;
     if (pos + k_min_entity_size > d.size()) return Scan::short_data;
     const std::uint16_t count = u16_at(d, pos + k_guid_size);
     std::size_t p = pos + k_min_entity_size;
+    // A resynchronisation point needs at least one component: 18 bytes of anything would
+    // otherwise read as an empty entity.
+    if (strict && count == 0) return Scan::implausible;
     if (count * k_min_component_size > d.size() - p) return Scan::short_data;
     for (std::uint16_t c = 0; c < count; ++c) {
+        if (budget == 0) return Scan::implausible;
+        --budget;
         if (p + k_min_component_size > d.size()) return Scan::short_data;
         const std::uint16_t type = u16_at(d, p);
         const std::int32_t length = static_cast<std::int32_t>(u32_at(d, p + 2));
@@ -107,13 +114,16 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
         const auto c = static_cast<std::int32_t>(u32_at(d, k_off_data));
         if (c >= 0) declared = static_cast<std::uint32_t>(c);
     }
+    std::uint64_t budget = 64 * static_cast<std::uint64_t>(size) + (1u << 20);
     auto ends = [&](std::size_t at) { return at + 4 == size; }; // the CRC-32, then the end
     auto chain = [&](std::size_t at) {
         for (int i = 0; i < k_resync_chain; ++i) {
             if (ends(at) || at == size) return true;
             Entity e;
-            const Scan r = entity(d, at, e, true);
-            if (r == Scan::short_data) return true;
+            const Scan r = entity(d, at, e, true, budget);
+            // The file may end inside a later entity (a truncation), not inside the first after
+            // the point: that one must read whole.
+            if (r == Scan::short_data) return i > 0;
             if (r != Scan::ok) return false;
             at = e.end;
         }
@@ -126,13 +136,12 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
     };
     std::vector<Gap> gaps;
     std::size_t pos = std::min(size, k_off_data + 4);
-    std::uint64_t budget = 64 * static_cast<std::uint64_t>(size) + (1u << 20);
     std::uint32_t index = 0;
     for (;;) {
         if (declared && index >= *declared && (ends(pos) || pos + 4 > size)) break;
         if (pos >= size || (ends(pos) && (!declared || index >= *declared))) break;
         Entity e;
-        Scan r = entity(d, pos, e, !gaps.empty() || (declared && index >= *declared));
+        Scan r = entity(d, pos, e, !gaps.empty() || (declared && index >= *declared), budget);
         // A plausible entity after the count is taken only when the records continue.
         if (r == Scan::ok && declared && index >= *declared && !chain(e.end)) r = Scan::implausible;
         // Past the count, what does not read as an entity is the CRC-32 (and bytes after it).
@@ -145,13 +154,11 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
         }
         if (ends(pos)) break; // the count is wrong: the CRC-32 follows
         std::optional<std::size_t> q;
-        for (std::size_t at = pos + 1; at < size && budget > 0; ++at, --budget) {
-            if (ends(at)) {
-                q = at;
-                break;
-            }
+        // (The end of the file less 4 bytes is no resynchronisation point by itself: any 4 bytes
+        // would pass for the CRC-32 of a damaged section; a chain of entities that ends there is.)
+        for (std::size_t at = pos + 1; at < size && budget > 0; ++at) {
             Entity c;
-            if (entity(d, at, c, true) == Scan::ok && chain(c.end)) {
+            if (entity(d, at, c, true, budget) == Scan::ok && chain(c.end)) {
                 q = at;
                 break;
             }

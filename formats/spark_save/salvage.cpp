@@ -96,6 +96,9 @@ class Scanner {
         if (p + 2 > end) return Scan::short_data;
         const std::uint16_t components = u16_at(d_, p);
         p += 2;
+        // A resynchronisation point needs a name or a component: four zero bytes would otherwise
+        // read as an unnamed empty entity.
+        if (strict && components == 0 && name.empty()) return Scan::implausible;
         if (strict && components * k_min_component_size > end - p)
             return end == d_.size() ? Scan::short_data : Scan::implausible;
         for (std::uint16_t c = 0; c < components; ++c) {
@@ -526,7 +529,9 @@ bool Salvager::chain(std::size_t pos) {
         if (pos == d_.size()) return true;
         Entity e;
         const Scan s = scan_.entity(pos, d_.size(), true, e);
-        if (s == Scan::short_data) return true; // the file ends inside it: a truncation
+        // The file may end inside a later entity (a truncation), not inside the first after the
+        // point: that one must read whole.
+        if (s == Scan::short_data) return i > 0;
         if (s != Scan::ok) return false;
         pos = e.end;
     }
