@@ -114,7 +114,7 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
         const auto c = static_cast<std::int32_t>(u32_at(d, k_off_data));
         if (c >= 0) declared = static_cast<std::uint32_t>(c);
     }
-    std::uint64_t budget = 64 * static_cast<std::uint64_t>(size) + (1u << 20);
+    std::uint64_t budget = 8 * static_cast<std::uint64_t>(size) + (1u << 20);
     auto ends = [&](std::size_t at) { return at + 4 == size; }; // the CRC-32, then the end
     auto chain = [&](std::size_t at) {
         for (int i = 0; i < k_resync_chain; ++i) {

@@ -79,7 +79,7 @@ enum class Scan : std::uint8_t { ok, short_data, implausible };
 class Scanner {
   public:
     Scanner(std::string_view d)
-        : d_(d), budget_(64 * static_cast<std::uint64_t>(d.size()) + (1u << 20)) {}
+        : d_(d), budget_(8 * static_cast<std::uint64_t>(d.size()) + (1u << 20)) {}
 
     bool exhausted() const noexcept { return budget_ == 0; }
 
@@ -563,6 +563,17 @@ void Salvager::payload() {
     std::uint64_t index = 0;
     bool indices_known = true;
     for (;;) {
+        if (entities_.size() == k_max_entities) {
+            // 1.4: the engine reads at most this many; what follows cannot be kept.
+            if (pos < size)
+                gaps_.push_back(
+                    {pos, size,
+                     fmt::format("entities beyond the engine's limit of {}", k_max_entities)});
+            entities_end_ = size;
+            lenient_tail(size);
+            tally();
+            return;
+        }
         if (index >= declared_ || !count_readable_) {
             if (tail_ends(pos, nullptr)) break;
             if (!current_rules(version_) && pos == size) break; // v1/v2: no custom state

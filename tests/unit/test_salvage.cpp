@@ -432,6 +432,21 @@ TEST_CASE("salvage: nothing recoverable is an error") {
     }
 }
 
+TEST_CASE("salvage: hostile data after the header is lost, and the rest still verifies") {
+    std::mt19937 rng(41);
+    for (char fill : {'A', '\0', '\xff', '\x01'}) {
+        CAPTURE(static_cast<int>(fill));
+        Generated g = generate(rng, 3, 2);
+        std::string bytes = g.bytes.substr(0, g.entities_end);
+        bytes += std::string(1 << 20, fill);
+        auto s = salvage(spark(), bytes);
+        REQUIRE(s.has_value());
+        check_salvaged(bytes, *s);
+        CHECK(s->totals.entities.kept >= 2);
+        CHECK(s->exit_status() == 1);
+    }
+}
+
 TEST_CASE("salvage: the reports") {
     std::mt19937 rng(21);
     Generated g = generate(rng, 3, 3);
