@@ -6,6 +6,7 @@
 // copied as it is; the count and the CRC-32 of the data section are written for what was kept.
 // The candidate is read back by the format's own reader (summarize).
 #include "api.hpp"
+#include "common/salvage_scan.hpp"
 #include "spec.hpp"
 
 #include "sparksave/bytes.hpp"
@@ -32,22 +33,15 @@ namespace salvaging {
 namespace {
 
 using Kind = SalvageRegion::Kind;
-
-constexpr int k_resync_chain = 3;
-
-std::uint16_t u16_at(std::string_view d, std::size_t at) {
-    return boost::endian::load_little_u16(reinterpret_cast<const unsigned char*>(d.data() + at));
-}
-std::uint32_t u32_at(std::string_view d, std::size_t at) {
-    return boost::endian::load_little_u32(reinterpret_cast<const unsigned char*>(d.data() + at));
-}
+using salvage_scan::k_resync_chain;
+using salvage_scan::Scan;
+using salvage_scan::u16_at;
+using salvage_scan::u32_at;
 
 struct Entity {
     std::size_t begin = 0, end = 0;
     std::uint32_t components = 0;
 };
-
-enum class Scan : std::uint8_t { ok, short_data, implausible };
 
 // An entity at `pos`: GUID, component count, records each with a data length that fits (and,
 // `strict`, for a resynchronisation: a type id the design registers; the reader itself only
@@ -86,9 +80,8 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
         return make_error(
             ErrorCode::too_large,
             fmt::format("expected at most {} bytes, found {}", k_max_file_size, d.size()), 0);
-    int same = 0;
-    for (std::size_t i = 0; i < 4 && i < d.size(); ++i) same += d[i] == k_magic[i] ? 1 : 0;
-    if (d.size() < 4 || same < 2)
+    const int same = salvage_scan::magic_matching(d, k_magic);
+    if (d.size() < 4 || !salvage_scan::magic_rebuildable(same, k_magic))
         return make_error(ErrorCode::bad_magic,
                           "nothing could be recovered: expected the magic \"GMSV\", found " +
                               display(d.substr(0, 4), true),
@@ -328,8 +321,7 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
                      "the file has no CRC-32 after the entity table: the CRC-32 of what was kept "
                      "written"});
     }
-    for (const SalvageRegion& x : r)
-        (x.kind == Kind::lost ? s.totals.bytes.lost : s.totals.bytes.kept) += x.length;
+    salvage_scan::total_bytes(s);
     const bool structure_complete = gaps.empty() && declared && *declared == kept.size() &&
                                     has_crc && same == 4 && version_ok && s.totals.bytes.lost == 0;
     if (s.unverified && structure_complete && !options.accept_checksum) {

@@ -8,6 +8,7 @@
 // refuses is dropped too.
 #include "api.hpp"
 #include "codec.hpp"
+#include "common/salvage_scan.hpp"
 #include "rules.hpp"
 #include "spec.hpp"
 
@@ -179,8 +180,7 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions&) {
         s.regions[i].line = static_cast<std::uint32_t>(i + 1); // a region a line
         s.regions[i].column = 1;
     }
-    for (const SalvageRegion& r : s.regions)
-        (r.kind == Kind::lost ? s.totals.bytes.lost : s.totals.bytes.kept) += r.length;
+    salvage_scan::total_bytes(s);
     return s;
 }
 

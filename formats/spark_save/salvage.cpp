@@ -6,6 +6,7 @@
 // (a duplicate, an explicit NameComponent) is dropped and reported, a Transform parent that no
 // longer names its entity is rebuilt, until the reader finds no error.
 #include "api.hpp"
+#include "common/salvage_scan.hpp"
 #include "extract.hpp"
 #include "metadata.hpp"
 #include "reader.hpp"
@@ -40,14 +41,9 @@ namespace {
 
 using Kind = SalvageRegion::Kind;
 
-// How many records after a resynchronisation point must read cleanly (or reach the end of the
-// data, or the custom state that ends the file) for the point to be taken (the issue's "a parse
-// that then continues cleanly for at least a few records").
-constexpr int k_resync_chain = 3;
-
-std::uint16_t u16_at(std::string_view d, std::size_t at) {
-    return boost::endian::load_little_u16(reinterpret_cast<const unsigned char*>(d.data() + at));
-}
+using salvage_scan::k_resync_chain;
+using salvage_scan::Scan;
+using salvage_scan::u16_at;
 
 // A name a resynchronisation accepts: printable bytes (UTF-8 sequences included), no controls.
 bool printable(std::string_view s) noexcept {
@@ -70,8 +66,6 @@ struct Pair {
     std::size_t end = 0;
     std::string_view key;
 };
-
-enum class Scan : std::uint8_t { ok, short_data, implausible };
 
 // The scanner of the entity list and the custom state: lengths checked before every use, a budget
 // of work (each length followed, each name byte checked) so that hostile data cannot make the
@@ -366,9 +360,8 @@ class Salvager {
 Result<void> Salvager::header() {
     // A magic with one or two bytes damaged is rebuilt (the caller named the format: detection
     // by content needs the magic, so `--input-format spark_save` brings such a file here).
-    int same = 0;
-    for (std::size_t i = 0; i < 4 && i < d_.size(); ++i) same += d_[i] == k_magic[i] ? 1 : 0;
-    if (d_.size() < 4 || same < 2)
+    const int same = salvage_scan::magic_matching(d_, k_magic);
+    if (d_.size() < 4 || !salvage_scan::magic_rebuildable(same, k_magic))
         return make_error(ErrorCode::bad_magic,
                           "nothing could be recovered: expected the magic \"SPRK\", found " +
                               display(d_.substr(0, 4), true),
@@ -1041,12 +1034,7 @@ void Salvager::regions(Salvaged& s, const Candidate& c) {
         r.push_back({Kind::rebuilt, size, 0, std::string(k_checksum),
                      fmt::format("{:#010x}", load_u32(c.bytes, c.bytes.size() - 4)),
                      "the file has no CRC-32 trailer: the CRC-32 of what was kept written"});
-    for (const SalvageRegion& x : r) {
-        if (x.kind == Kind::lost)
-            s.totals.bytes.lost += x.length;
-        else
-            s.totals.bytes.kept += x.length;
-    }
+    salvage_scan::total_bytes(s);
 }
 
 Result<Salvaged> Salvager::run() {
