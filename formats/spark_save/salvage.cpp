@@ -587,8 +587,20 @@ void Salvager::payload() {
         Entity e;
         Scan s = scan_.entity(pos, size, true, e);
         if (s != Scan::ok) {
-            if (tail_ends(pos, nullptr)) break;
-            if (gaps_.empty()) s = scan_.entity(pos, size, false, e);
+            // An entity that reads and after which the file continues (or ends) is one, even
+            // where its bytes would also read as the custom state that ends the file (an
+            // unnamed empty entity is 4 zero bytes, a custom state of no pair too).
+            Entity loose;
+            const Scan l = gaps_.empty() ? scan_.entity(pos, size, false, loose) : s;
+            if (l == Scan::ok && chain(loose.end)) {
+                e = loose;
+                s = l;
+            } else if (tail_ends(pos, nullptr)) {
+                break;
+            } else if (l == Scan::ok) {
+                e = loose;
+                s = l;
+            }
         }
         if (s == Scan::ok) {
             entities_.push_back(
@@ -698,7 +710,7 @@ void Salvager::lenient_tail(std::size_t pos) {
     if (version_ == k_current_version && tail_end_ + 4 == size) {
         has_trailer_ = true;
         trailer_at_ = tail_end_;
-    } else if (!current_rules(version_) && !custom_rebuilt_ && gaps_.empty()) {
+    } else if (!current_rules(version_) && custom_present_ && !custom_rebuilt_ && gaps_.empty()) {
         trailing_kept_end_ = size; // 1.4: the v1/v2 readers ignore trailing bytes
     }
 }
