@@ -107,8 +107,10 @@ std::string salvage_report_text(const Salvaged& s, std::string_view name) {
                "fails; --accept-checksum writes it with a new checksum\n";
     else if (s.lost_anything())
         out += "result   something was lost (see above); the rest is written\n";
-    else if (s.changed_anything())
+    else if (s.changed_anything() && s.from == s.version)
         out += "result   nothing lost; the fields above were rebuilt\n";
+    else if (s.changed_anything())
+        out += fmt::format("result   nothing lost; migrated to v{}\n", s.version);
     else
         out += "result   nothing to do: the file is written as it is\n";
     return out;
