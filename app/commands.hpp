@@ -15,6 +15,7 @@ void setup_dump(CLI::App& app, int& exit_code);
 void setup_verify(CLI::App& app, int& exit_code);
 void setup_migrate(CLI::App& app, int& exit_code);
 void setup_pack(CLI::App& app, int& exit_code);
+void setup_salvage(CLI::App& app, int& exit_code);
 void setup_diff(CLI::App& app, int& exit_code);
 void setup_merge(CLI::App& app, int& exit_code);
 void setup_git(CLI::App& app, int& exit_code);

@@ -279,6 +279,7 @@ static int run(int argc, char** argv) {
     setup_migrate(app, exit_code);
     setup_diff(app, exit_code);
     setup_pack(app, exit_code);
+    setup_salvage(app, exit_code);
     setup_merge(app, exit_code);
     setup_git(app, exit_code);
     setup_completion(app, exit_code);

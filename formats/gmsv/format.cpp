@@ -54,6 +54,7 @@ const FormatInfo k_format = {
     .write = write,
     .items = k_entities,
     .content = &k_content,
+    .salvage = salvage,
 };
 
 } // namespace gmsv

@@ -51,6 +51,10 @@ Result<Packed> from_json(std::string_view json);
 extern const FormatInfo k_format;
 // Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).
 // The byte map of `dump --hex` (regions.cpp; sparksave/regions.hpp) and the read's findings.
+// Salvage of a damaged store (salvage.cpp; sparksave/salvage.hpp): every line the current
+// engine refuses is lost, the others kept as they are.
+Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options);
+
 Findings regions(std::string_view bytes, const std::function<void(const Region&)>& sink);
 
 extern const FormatJson k_json;

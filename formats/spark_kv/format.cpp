@@ -23,6 +23,7 @@ const FormatInfo k_format = {
     .read = read,
     .summarize = summarize,
     .write = write,
+    .salvage = salvage,
 };
 
 } // namespace spark_kv

@@ -81,6 +81,10 @@ ReadBack read_back(std::string_view bytes);
 // not the format's row (which would link summarize() and the part-by-part read into an engine).
 extern const MigrationTarget k_migration_target;
 
+// Salvage of a damaged file (salvage.cpp; sparksave/salvage.hpp): the candidate of the input's
+// version (as read, or as repaired: formats/README.md §1.5), its report and totals.
+Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options);
+
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 // Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).

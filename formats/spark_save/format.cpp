@@ -30,6 +30,7 @@ const FormatInfo k_format = {
     .stream = stream,
     .part_writer = part_writer,
     .content = &k_content,
+    .salvage = salvage,
 };
 
 } // namespace spark_save

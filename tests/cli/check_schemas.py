@@ -4,6 +4,8 @@ man/schemas/ (sparksave(1) JSON OUTPUT), over the whole test corpus: verify --js
 info --json of every file of testdata/ (valid, invalid, real, ...) and of its directories, diff
 --json and diff --stat --json of pairs of saves of each format, migrate --json (--dry-run,
 --check, and a run with --backup in a scratch copy, content rules included), --version --json,
+salvage --report of every .spark_save, spark-kv and GMSV file (again with --to 4
+--accept-checksum),
 dump --json of every file verify reads (damaged ones too: what could be read, "complete":
 false) against dump-<format>.schema.json of the format verify names, which the dump must name
 too (each format's dumps are counted, and a format with none fails the check), and dump --hex
@@ -107,6 +109,32 @@ with tempfile.TemporaryDirectory() as tmp:
     check("migrate.schema.json", ["migrate", "--json", "--in-place", "--backup", "saves"], cwd=tmp)
     check("migrate.schema.json", ["migrate", "--json", "--output-dir", "out", "saves"], cwd=tmp)
 check("version.schema.json", ["--version", "--json"], whole=True)
+# salvage --report FILE: the report of every .spark_save, spark-kv and GMSV file of testdata/
+# (valid ones, damaged ones), with --to 4 and --accept-checksum for a second report of each.
+with tempfile.TemporaryDirectory() as tmp:
+    out, report = os.path.join(tmp, "out.spark_save"), os.path.join(tmp, "report.json")
+    for f in files:
+        if not f.startswith(("spark_save" + os.sep, "spark_kv" + os.sep, "gmsv" + os.sep)):
+            continue
+        for extra in ([], ["--to", "4", "--accept-checksum"]):
+            for stale in (out, report):
+                if os.path.exists(stale):
+                    os.remove(stale)
+            r = subprocess.run([sparksave, "salvage", f, "-o", out, "--report", report] + extra,
+                               cwd=testdata, capture_output=True)
+            if r.returncode not in (0, 1, 2):
+                print(f"json_schemas: sparksave salvage {f}: exit {r.returncode}")
+                sys.exit(1)
+            if not os.path.exists(report):
+                continue
+            with open(report, encoding="utf-8") as j:
+                record = json.load(j)
+            errors = list(validators["salvage.schema.json"].iter_errors(record))
+            if errors:
+                print(f"json_schemas: salvage.schema.json: salvage {f}: "
+                      f"{list(errors[0].absolute_path)}: {errors[0].message}")
+                sys.exit(1)
+            counts["salvage.schema.json"] = counts.get("salvage.schema.json", 0) + 1
 # dump --hex --json: a record of every region of a file, so a sample: the first 25 files of each
 # folder of testdata/ (valid, invalid, real, ... of each format).
 sampled = {}

@@ -1451,6 +1451,48 @@ def item20_pack_disk_full():
 
 
 @case
+def item24_salvage_disk_full():
+    """`salvage DAMAGED -o OUT [--report FILE]` onto a full tmpfs (issue 24): exit 2 naming the
+    file that could not be written; DAMAGED unchanged, no temporary file, OUT and the report
+    absent (or an older OUT untouched), whichever of the two could not be written. A ~3 MiB v1
+    save cut short, DAMAGED outside the tmpfs and on it."""
+    s = Scratch("salvage-diskfull")
+    try:
+        data = make_v1(20000, seed=24)
+        damaged = data[:len(data) - len(data) // 3]
+        outside = write(s.path("src", "cut.spark_save"), damaged)
+        for damaged_inside in (False, True):
+            for old in (None, b"an older OUT, kept\n"):
+                for with_report in (False, True):
+                    with tmpfs(s, "mnt", "size=64m") as mnt:
+                        src = (write(os.path.join(mnt, "cut.spark_save"), damaged)
+                               if damaged_inside else outside)
+                        out = os.path.join(mnt, "out.spark_save")
+                        report = os.path.join(mnt, "report.json")
+                        if old is not None:
+                            write(out, old)
+                        # Room for the report (about 20 bytes an entity's region) but not the
+                        # save, or for neither.
+                        fill_to(mnt, len(damaged) // 2)
+                        before = snapshot(mnt)
+                        args = ["salvage", src, "-o", out] + (["--force"] if old else [])
+                        if with_report:
+                            args += ["--report", report]
+                        r = run(args)
+                        what = "salvage, DAMAGED %s the full tmpfs%s%s" % (
+                            "on" if damaged_inside else "off", ", an older OUT" if old else "",
+                            ", --report" if with_report else "")
+                        expect_rc(r, 2, what)
+                        check("cannot write " + out in r.err or "cannot write " + report in r.err,
+                              "%s: the message names neither output: %s" % (what, r.describe()))
+                        check_no_temp(mnt, what)
+                        check(snapshot(mnt) == before, "%s: the tmpfs changed" % what)
+                        check(read(outside) == damaged, "%s: DAMAGED changed" % what)
+    finally:
+        s.close()
+
+
+@case
 def item03_file_changed_during_in_place():
     """Another process appends to or replaces (write + rename, as the engine saves) a ~20 MiB save
     while `migrate --in-place` works on it: the other writer's bytes are never lost; a detected

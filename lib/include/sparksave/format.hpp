@@ -28,7 +28,9 @@
 
 SPARKSAVE_BEGIN_NAMESPACE
 
-struct Region; // sparksave/regions.hpp
+struct Region;         // sparksave/regions.hpp
+struct Salvaged;       // sparksave/salvage.hpp
+struct SalvageOptions; // sparksave/salvage.hpp
 
 struct ReadOptions {
     // Keep reading after a checksum or version-field problem, so that `dump` can still show
@@ -228,6 +230,11 @@ struct FormatInfo {
         nullptr;
     // Optional (nullptr: content rules are not available for the format): the content model.
     const ContentModel* content = nullptr;
+    // Optional (nullptr: `salvage` does not support the format yet; sparksave/salvage.hpp): reads
+    // damaged bytes as far as they go into a file of their version that the format's reader finds
+    // no error in, with the report of every input byte kept, rebuilt or lost. salvage() there
+    // migrates it to SalvageOptions::to and checks it.
+    Result<Salvaged> (*salvage)(std::string_view bytes, const SalvageOptions& options) = nullptr;
 };
 
 // A format's JSON form (`dump --json`, `pack`), in a table of its own (formats/registry_json.cpp)
