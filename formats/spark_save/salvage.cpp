@@ -483,8 +483,25 @@ void Salvager::metadata() {
         Entity e;
         return scan_.entity(at + 4, size, true, e) != Scan::implausible;
     };
+    // The file read with a block of `block_size` as the engine reads it: every entity, then the
+    // custom state, to the file's end exactly (a v1/v2 file may end after its entities). A valid
+    // file whose first entity is unnamed and empty fails fits() (no resynchronisation point),
+    // and must still be read as it is (a salvage of a salvaged file changes nothing).
+    auto reads_whole = [&](std::size_t block_size) {
+        std::size_t at = 12 + block_size;
+        if (at + 4 > size) return false;
+        const std::uint32_t count = load_u32(d_, at);
+        if (count > k_max_entities || count > (size - at - 4) / k_min_entity_size) return false;
+        at += 4;
+        for (std::uint32_t i = 0; i < count; ++i) {
+            Entity e;
+            if (scan_.entity(at, size, false, e) != Scan::ok) return false;
+            at = e.end;
+        }
+        return tail_ends(at, nullptr) || (at == size && !current_rules(version_));
+    };
     std::size_t chosen;
-    if (a && (fits(*a) || !b || !fits(*b))) {
+    if (a && (fits(*a) || !b || !fits(*b) || reads_whole(*a))) {
         chosen = *a;
     } else if (b) {
         chosen = *b;

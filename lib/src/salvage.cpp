@@ -101,7 +101,8 @@ std::string salvage_report_text(const Salvaged& s, std::string_view name) {
            salvage_count_text("bytes", s.totals.bytes) + "\n";
     for (const std::string& n : s.notes) out += "note     " + n + "\n";
     if (s.unverified)
-        out += "warning  the stored checksum does not match: the content kept is unverified\n";
+        out += "warning  no CRC-32 of the file vouches for what was kept (the stored one does not "
+               "match it, or the file ends before it): the content is unverified\n";
     if (s.withheld)
         out += "result   nothing written: the structure reads completely but the checksum "
                "fails; --accept-checksum writes it with a new checksum\n";
