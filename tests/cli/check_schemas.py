@@ -4,8 +4,8 @@ man/schemas/ (sparksave(1) JSON OUTPUT), over the whole test corpus: verify --js
 info --json of every file of testdata/ (valid, invalid, real, ...) and of its directories, diff
 --json and diff --stat --json of pairs of saves of each format, migrate --json (--dry-run,
 --check, and a run with --backup in a scratch copy, content rules included), --version --json,
-salvage --report of every .spark_save, spark-kv, GMSV and tess world file (again with --to V
---accept-checksum, V the format's newest version),
+salvage --report of every file of every format (again with --to V --accept-checksum, V the
+format's newest version),
 dump --json of every file verify reads (damaged ones too: what could be read, "complete":
 false) against dump-<format>.schema.json of the format verify names, which the dump must name
 too (each format's dumps are counted, and a format with none fails the check), and dump --hex
@@ -109,13 +109,14 @@ with tempfile.TemporaryDirectory() as tmp:
     check("migrate.schema.json", ["migrate", "--json", "--in-place", "--backup", "saves"], cwd=tmp)
     check("migrate.schema.json", ["migrate", "--json", "--output-dir", "out", "saves"], cwd=tmp)
 check("version.schema.json", ["--version", "--json"], whole=True)
-# salvage --report FILE: the report of every .spark_save, spark-kv, GMSV and tess world file of
-# testdata/ (valid ones, damaged ones), with --to (the format's newest version) and
+# salvage --report FILE: the report of every file of every format in testdata/ (valid ones,
+# damaged ones), with --to (the format's newest version) and
 # --accept-checksum for a second report of each.
 with tempfile.TemporaryDirectory() as tmp:
     out, report = os.path.join(tmp, "out.spark_save"), os.path.join(tmp, "report.json")
     for f in files:
-        newest = {"spark_save": "4", "spark_kv": "2", "gmsv": "3", "tess_world": "2"}
+        newest = {"spark_save": "4", "spark_kv": "2", "gmsv": "3", "tess_world": "2",
+                  "text_archive": "1"}
         top = f.split(os.sep, 1)[0]
         if top not in newest:
             continue

@@ -647,21 +647,19 @@ Store generate_store(std::mt19937& rng, std::uint32_t version, std::size_t n) {
     return st;
 }
 
-void check_store(std::string_view input, const Salvaged& s) {
-    std::uint64_t at = 0;
-    for (const SalvageRegion& r : s.regions) {
-        REQUIRE(r.offset == at);
-        REQUIRE(r.line >= 1);
-        at += r.length;
-    }
-    REQUIRE(at == input.size());
-    const Summary check = format_info(FormatId::spark_kv).summarize(s.bytes);
+// The checks of a text format's salvage: the regions tile the input, each with its line, the
+// output verifies, the engine loads it, and a salvage of it finds nothing to do.
+void check_store(std::string_view input, const Salvaged& s,
+                 const FormatInfo& format = format_info(FormatId::spark_kv)) {
+    for (const SalvageRegion& r : s.regions) REQUIRE(r.line >= 1);
+    if (!regions_tile(input, s)) return;
+    const Summary check = format.summarize(s.bytes);
     const Error* e = check.findings.first_error();
     REQUIRE_MESSAGE(e == nullptr, (e ? e->describe() : std::string()));
-    REQUIRE(check.engine_loads);
-    auto again = salvage(format_info(FormatId::spark_kv), s.bytes);
+    REQUIRE_MESSAGE(check.engine_loads, check.engine_note);
+    auto again = salvage(format, s.bytes);
     REQUIRE(again.has_value());
-    REQUIRE_FALSE(again->changed_anything());
+    REQUIRE_MESSAGE(!again->changed_anything(), salvage_report_text(*again, "again"));
     REQUIRE(again->bytes == s.bytes);
 }
 
@@ -703,56 +701,71 @@ TEST_CASE("salvage, spark-kv: the corpus: a store the engine loads is written as
     }
 }
 
-TEST_CASE("salvage property, spark-kv: every truncation point and random byte flips") {
-    std::mt19937 rng(99);
-    const FormatInfo& kv = format_info(FormatId::spark_kv);
+// The figures of a property test.
+struct Figures {
     std::uint64_t cut_complete = 0, cut_recovered = 0, outside = 0, recovered = 0;
-    for (std::uint32_t version : {1u, 2u}) {
-        const Store st = generate_store(rng, version, 40);
-        auto kept_lines = [&](const Salvaged& s) {
-            std::vector<bool> kept(st.lines.size(), false);
-            for (const SalvageRegion& r : s.regions)
-                for (std::size_t i = 0; i < st.lines.size(); ++i)
-                    if (r.kind == Kind::kept && r.offset == st.lines[i].first &&
-                        r.length == st.lines[i].second - st.lines[i].first)
-                        kept[i] = true;
-            return kept;
-        };
-        for (std::size_t cut = 0; cut <= st.bytes.size(); ++cut) {
-            CAPTURE(cut);
-            const std::string bytes = st.bytes.substr(0, cut);
-            auto s = salvage(kv, bytes);
-            REQUIRE(s.has_value());
-            check_store(bytes, *s);
-            const auto kept = kept_lines(*s);
-            for (std::size_t i = 0; i < st.lines.size(); ++i) {
-                if (st.lines[i].second > cut) continue;
-                ++cut_complete;
-                REQUIRE(kept[i]);
-                ++cut_recovered;
-            }
-        }
-        for (int f = 0; f < 1500; ++f) {
-            std::string bytes = st.bytes;
-            const std::size_t at = rng() % bytes.size();
-            bytes[at] = static_cast<char>(bytes[at] ^ static_cast<char>(1 + rng() % 255));
-            CAPTURE(at);
-            auto s = salvage(kv, bytes);
-            REQUIRE(s.has_value());
-            check_store(bytes, *s);
-            const auto kept = kept_lines(*s);
-            for (std::size_t i = 0; i < st.lines.size(); ++i) {
-                const auto [b, e] = st.lines[i];
-                if (at >= b && at < e) continue;
-                // A flipped LF joins two lines: the line after it is the damaged record too.
-                if (at + 1 == b && st.bytes[at] == '\n') continue;
-                ++outside;
-                if (kept[i]) ++recovered;
-                if (e <= at) REQUIRE(kept[i]);
-            }
+};
+
+// The property test of a text format, whose records are whole lines (`st.lines`): every
+// truncation point and `flips` random byte flips; each salvage passes check_store, every record
+// entirely before the damage (after the first `header` bytes) is kept byte for byte.
+void line_property(const FormatInfo& format, const Store& st, std::mt19937& rng, int flips,
+                   std::size_t header, Figures& fig) {
+    auto kept_records = [&](const Salvaged& s, std::string_view input) {
+        std::vector<bool> kept(st.lines.size(), false);
+        for (const SalvageRegion& r : s.regions)
+            for (std::size_t i = 0; i < st.lines.size(); ++i)
+                if (r.kind == Kind::kept && r.offset == st.lines[i].first &&
+                    r.length == st.lines[i].second - st.lines[i].first &&
+                    s.bytes.find(input.substr(r.offset, r.length)) != std::string::npos)
+                    kept[i] = true;
+        return kept;
+    };
+    for (std::size_t cut = 0; cut <= st.bytes.size(); ++cut) {
+        CAPTURE(cut);
+        const std::string bytes = st.bytes.substr(0, cut);
+        auto s = salvage(format, bytes);
+        REQUIRE(s.has_value());
+        check_store(bytes, *s, format);
+        const auto kept = kept_records(*s, bytes);
+        for (std::size_t i = 0; i < st.lines.size(); ++i) {
+            if (st.lines[i].second > cut) continue;
+            ++fig.cut_complete;
+            REQUIRE(kept[i]);
+            ++fig.cut_recovered;
         }
     }
-    recovery_figures("spark-kv", "records", cut_complete, cut_recovered, outside, recovered);
+    for (int f = 0; f < flips; ++f) {
+        std::string bytes = st.bytes;
+        const std::size_t at = rng() % bytes.size();
+        bytes[at] = static_cast<char>(bytes[at] ^ static_cast<char>(1 + rng() % 255));
+        CAPTURE(at);
+        auto s = salvage(format, bytes);
+        REQUIRE(s.has_value());
+        check_store(bytes, *s, format);
+        const auto kept = kept_records(*s, bytes);
+        for (std::size_t i = 0; i < st.lines.size(); ++i) {
+            const auto [b, e] = st.lines[i];
+            if (at >= b && at < e) continue;
+            // A flipped LF joins two lines: the line after it is the damaged record too; so is
+            // the record before a first byte that no longer starts one (a text archive's entry).
+            if ((at + 1 == b && st.bytes[at] == '\n') || at == e) continue;
+            ++fig.outside;
+            if (kept[i]) ++fig.recovered;
+            if (e <= at && at >= header)
+                REQUIRE_MESSAGE(kept[i], (salvage_report_text(*s, "flipped") + bytes));
+        }
+    }
+}
+
+TEST_CASE("salvage property, spark-kv: every truncation point and random byte flips") {
+    std::mt19937 rng(99);
+    Figures fig;
+    for (std::uint32_t version : {1u, 2u})
+        line_property(format_info(FormatId::spark_kv), generate_store(rng, version, 40), rng, 1500,
+                      0, fig);
+    recovery_figures("spark-kv", "records", fig.cut_complete, fig.cut_recovered, fig.outside,
+                     fig.recovered);
 }
 
 // GMSV (formats/README.md §5): its own encoder, entities with random GUIDs and JSON data.
@@ -1165,6 +1178,142 @@ TEST_CASE("salvage property, tess world: every truncation point and random byte 
         }
     }
     recovery_figures("tess world", "chunks", complete, complete, outside, recovered);
+}
+
+// Text archive (formats/README.md §2): the writer's grammar, top-level attributes of each type
+// and classes with children (a nested class among them), each entry with its bytes' span.
+Store generate_archive(std::mt19937& rng, std::size_t n) {
+    Store st;
+    st.bytes = "1.0.0\n";
+    auto attribute = [&](std::string& o, std::size_t i) {
+        switch (rng() % 4) {
+        case 0:
+            o += fmt::format("__PGSA int {{{}}}", static_cast<int>(rng() % 2000) - 1000);
+            break;
+        case 1:
+            o += fmt::format("__PGSA string {{text {}}}", rng() % 1000);
+            break;
+        case 2:
+            o += fmt::format("__PGSA float {{{}.500000}}", rng() % 100);
+            break;
+        default:
+            o += fmt::format("__PGSA bool {{{}}}", i % 2 ? "true" : "false");
+            break;
+        }
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t begin = st.bytes.size();
+        std::string& o = st.bytes;
+        if (rng() % 2) {
+            o += fmt::format("attr{}: ", i);
+            attribute(o, i);
+            o += '\n';
+        } else {
+            o += fmt::format("obj{}: Thing {{\n", i);
+            const std::size_t children = 1 + rng() % 3;
+            for (std::size_t c = 0; c < children; ++c) {
+                o += fmt::format("\tf{}: ", c);
+                attribute(o, c);
+                o += ",\n";
+            }
+            o += "\tpos: Vector 2D {\n\t\tx: __PGSA float {1.000000},\n\t\ty: __PGSA float "
+                 "{2.000000}\n\t}\n}\n";
+        }
+        st.lines.emplace_back(begin, st.bytes.size());
+    }
+    return st;
+}
+
+TEST_CASE("salvage, text archive: an entry the engine would lose is lost, with its line") {
+    const FormatInfo& ta = format_info(FormatId::text_archive);
+    const std::string good = "1.0.0\na: __PGSA int {1}\nb: Thing {\n\tx: __PGSA int {2}\n}\n"
+                             "c: __PGSA string {s}\n";
+    SUBCASE("a valid archive is written as it is") {
+        auto s = salvage(ta, good);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 0);
+        CHECK_FALSE(s->changed_anything());
+        CHECK(s->bytes == good);
+        CHECK(s->totals.entities.kept == 3);
+    }
+    SUBCASE("a class that never closes is lost, the entries after it kept") {
+        const std::string bad = "1.0.0\na: __PGSA int {1}\nb: Thing {\n\tx: __PGSA int {2}\n"
+                                "c: __PGSA string {s}\n";
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 1);
+        CHECK(s->bytes == "1.0.0\na: __PGSA int {1}\nc: __PGSA string {s}\n");
+        bool named = false;
+        for (const SalvageRegion& r : s->regions)
+            if (r.kind == Kind::lost) named = r.path == "b" && r.line == 3 && r.column == 1;
+        CHECK(named);
+        CHECK_FALSE(ta.summarize(s->bytes).findings.has_errors());
+    }
+    SUBCASE("a damaged version line is rewritten") {
+        std::string bad = good;
+        bad[2] = '7';
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 0);
+        CHECK(s->bytes == good);
+        REQUIRE_FALSE(s->regions.empty());
+        CHECK(s->regions[0].kind == Kind::rebuilt);
+        CHECK(s->regions[0].line == 1);
+    }
+    SUBCASE("the doubled-name mark of a class entry is rewritten: the name once") {
+        const std::string bad = "1.0.0\na: __PGSA int {1}\nb: b: Thing {\n\tx: __PGSA int {2}\n}\n"
+                                "c: __PGSA string {s}\n";
+        REQUIRE(ta.summarize(bad).findings.has_errors());
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 0);
+        CHECK(s->bytes == good);
+        bool rebuilt = false;
+        for (const SalvageRegion& r : s->regions)
+            if (r.kind == Kind::rebuilt) rebuilt = r.line == 3 && r.column == 4 && r.length == 3;
+        CHECK(rebuilt);
+    }
+    SUBCASE("a blank line between entries is lost alone") {
+        const std::string bad = "1.0.0\na: __PGSA int {1}\n\nb: Thing {\n\tx: __PGSA int {2}\n}\n"
+                                "c: __PGSA string {s}\n";
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        if (ta.summarize(bad).findings.has_errors()) {
+            CHECK(s->bytes == good);
+            CHECK(s->totals.entities.kept == 3);
+        } else {
+            CHECK(s->bytes == bad);
+        }
+    }
+}
+
+TEST_CASE("salvage, text archive: the corpus: each output verifies, and salvage of it finds "
+          "nothing to do") {
+    const FormatInfo& ta = format_info(FormatId::text_archive);
+    std::size_t files = 0;
+    for (const char* kind : {"valid", "invalid", "tolerated"}) {
+        for (const auto& path :
+             test::corpus_files(test::testdata() / "text_archive", kind, ".sz")) {
+            CAPTURE(path.string());
+            const std::string bytes = test::read_bytes(path);
+            auto s = salvage(ta, bytes);
+            REQUIRE(s.has_value());
+            check_store(bytes, *s, ta);
+            if (!ta.summarize(bytes).findings.has_errors()) CHECK(s->bytes == bytes);
+            ++files;
+        }
+    }
+    CHECK(files > 20);
+}
+
+TEST_CASE("salvage property, text archive: every truncation point and random byte flips") {
+    std::mt19937 rng(123);
+    Figures fig;
+    for (int save = 0; save < 3; ++save)
+        line_property(format_info(FormatId::text_archive), generate_archive(rng, 30), rng, 1500, 6,
+                      fig);
+    recovery_figures("text archive", "entries", fig.cut_complete, fig.cut_recovered, fig.outside,
+                     fig.recovered);
 }
 
 } // namespace
