@@ -37,8 +37,6 @@ namespace {
 
 using Kind = SalvageRegion::Kind;
 
-inline constexpr std::string_view k_separator = ": ";
-
 struct Entry {
     std::size_t begin = 0, end = 0; // the input bytes, whole lines
     std::uint32_t line = 0;         // its first line, 1-based
@@ -62,7 +60,8 @@ bool starts_entry(std::string_view line) noexcept {
 // with at most two damaged (and no name separator: an entry's line is not five bytes long)?
 bool damaged_version(std::string_view line) noexcept {
     if (line == std::string(k_version_line) + "\r") return true;
-    if (line.size() != k_version_line.size() || line.find(k_separator) != std::string_view::npos)
+    if (line.size() != k_version_line.size() ||
+        line.find(k_name_separator) != std::string_view::npos)
         return false;
     int differ = 0;
     for (std::size_t i = 0; i < line.size(); ++i) differ += line[i] != k_version_line[i] ? 1 : 0;
@@ -108,7 +107,7 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions&) {
     enum class Version : std::uint8_t { kept, rebuilt, missing, lost } version = Version::kept;
     if (first != k_version_line)
         version = damaged_version(first) ? Version::rebuilt
-                  : starts_entry(first) && first.find(k_separator) != std::string_view::npos
+                  : starts_entry(first) && first.find(k_name_separator) != std::string_view::npos
                       ? Version::missing
                       : Version::lost;
     // The entries; lines after the version line that start none (blank lines, stray
@@ -133,15 +132,17 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions&) {
         e.begin = line_begin[i];
         e.line = static_cast<std::uint32_t>(i + 1);
         e.entry = starts;
-        const std::size_t sep = t.find(k_separator);
+        const std::size_t sep = t.find(k_name_separator);
         if (e.entry) e.name = t.substr(0, sep == std::string_view::npos ? t.size() : sep);
         // The doubled-name mark on a class entry: `name: name: Class {`.
         if (e.entry && sep != std::string_view::npos && !e.name.empty()) {
-            const std::string_view rest = t.substr(sep + k_separator.size());
-            if (rest.starts_with(e.name) && rest.substr(e.name.size()).starts_with(k_separator) &&
-                !rest.substr(e.name.size() + k_separator.size()).starts_with("__PGSA")) {
-                e.cut = e.begin + sep + k_separator.size();
-                e.cut_length = e.name.size() + k_separator.size();
+            const std::string_view rest = t.substr(sep + k_name_separator.size());
+            if (rest.starts_with(e.name) &&
+                rest.substr(e.name.size()).starts_with(k_name_separator) &&
+                !rest.substr(e.name.size() + k_name_separator.size())
+                     .starts_with(k_attribute_prefix)) {
+                e.cut = e.begin + sep + k_name_separator.size();
+                e.cut_length = e.name.size() + k_name_separator.size();
             }
         }
         entries.push_back(e);
@@ -174,11 +175,17 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions&) {
     }
     entries = std::move(pieces);
 
-    // Each entry alone, then all of them together, until the reader finds no error.
+    // Each entry alone, then all of them together, until the reader finds no error. Alone, an
+    // entry that is not the file's last is followed by an entry of another name, so that what it
+    // does to the entries after it (a blank line or a line that stops the engine's reading) is
+    // its error too.
     const std::string head = std::string(k_version_line) + "\n";
-    for (Entry& e : entries) {
+    for (std::size_t k = 0; k < entries.size(); ++k) {
+        Entry& e = entries[k];
         std::string one = head;
         append_entry(one, d, e);
+        if (k + 1 < entries.size())
+            one += e.name == "salvage" ? "salvage2: __PGSA int {0}\n" : "salvage: __PGSA int {0}\n";
         const Summary check = summarize(one);
         if (const Error* err = check.findings.first_error()) {
             e.kept = false;
@@ -201,7 +208,7 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions&) {
     // A round drops the entry of the first error only (the errors after it are often its
     // consequences: a line that stops the engine's reading loses every later entry), then, past
     // k_careful_rounds, every entry with an error, so that hostile input stays linear.
-    constexpr int k_careful_rounds = 64;
+    constexpr int k_careful_rounds = 16;
     std::string out;
     for (int round = 0;; ++round) {
         out = first_line;
