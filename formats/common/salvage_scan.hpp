@@ -10,7 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <utility>
 
 SPARKSAVE_BEGIN_NAMESPACE
 namespace salvage_scan {
@@ -46,6 +48,19 @@ inline void total_bytes(Salvaged& s) {
     for (const SalvageRegion& r : s.regions)
         (r.kind == SalvageRegion::Kind::lost ? s.totals.bytes.lost : s.totals.bytes.kept) +=
             r.length;
+}
+
+// The end of a binary format's salvage: a file whose only damage is its checksum (`complete`:
+// its structure read whole, nothing lost or rebuilt but the checksum) is withheld unless
+// accept_checksum (issue 24: content unverified is not silently resealed); any other gets the
+// output `bytes`.
+inline Salvaged withhold_or_write(Salvaged s, std::string bytes, bool complete,
+                                  const SalvageOptions& options) {
+    if (s.unverified && complete && !options.accept_checksum)
+        s.withheld = true;
+    else
+        s.bytes = std::move(bytes);
+    return s;
 }
 
 } // namespace salvage_scan

@@ -324,12 +324,8 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
     salvage_scan::total_bytes(s);
     const bool structure_complete = gaps.empty() && declared && *declared == kept.size() &&
                                     has_crc && same == 4 && version_ok && s.totals.bytes.lost == 0;
-    if (s.unverified && structure_complete && !options.accept_checksum) {
-        s.withheld = true;
-        return s;
-    }
-    s.bytes = std::move(bytes);
-    return s;
+    return salvage_scan::withhold_or_write(std::move(s), std::move(bytes), structure_complete,
+                                           options);
 }
 
 } // namespace

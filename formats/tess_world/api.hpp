@@ -36,6 +36,11 @@ void to_json(const Document& doc, std::string& out);
 // The bytes a JSON dump describes (`pack`); body size and CRC-32 are recomputed.
 Result<Packed> from_json(std::string_view json);
 
+// Salvage of a damaged archive (salvage.cpp; sparksave/salvage.hpp): every record that passes
+// tess's checks kept, the others lost (sparse) or rebuilt empty (dense); the body size, chunk
+// count and CRC-32 written for what was kept.
+Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options);
+
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 // Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).

@@ -18,6 +18,7 @@ const FormatInfo k_format = {
     .read = read,
     .summarize = summarize,
     .write = write,
+    .salvage = salvage,
 };
 
 } // namespace tess_world

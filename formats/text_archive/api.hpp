@@ -44,6 +44,11 @@ void to_json(const Document& doc, std::string& out);
 // the caller runs on the result. pack(dump --json X) == X for every X read without error.
 Result<Packed> from_json(std::string_view json);
 
+// Salvage of a damaged archive (salvage.cpp; sparksave/salvage.hpp): every top-level entry the
+// reader finds no error in kept, the others lost; a damaged version line and the doubled-name
+// mark of a class entry rewritten.
+Result<Salvaged> salvage(std::string_view bytes, const SalvageOptions& options);
+
 // The format's row of the format table (format.cpp).
 extern const FormatInfo k_format;
 // Its JSON row (json.cpp; format.hpp FormatJson, apart so that an engine links no JSON code).

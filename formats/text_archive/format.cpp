@@ -72,6 +72,7 @@ const FormatInfo k_format = {
     .summarize = summarize,
     .write = write,
     .content = &k_content,
+    .salvage = salvage,
 };
 
 } // namespace text_archive

@@ -4,8 +4,8 @@ man/schemas/ (sparksave(1) JSON OUTPUT), over the whole test corpus: verify --js
 info --json of every file of testdata/ (valid, invalid, real, ...) and of its directories, diff
 --json and diff --stat --json of pairs of saves of each format, migrate --json (--dry-run,
 --check, and a run with --backup in a scratch copy, content rules included), --version --json,
-salvage --report of every .spark_save, spark-kv and GMSV file (again with --to 4
---accept-checksum),
+salvage --report of every file of every format (again with --to V --accept-checksum, V the
+format's newest version),
 dump --json of every file verify reads (damaged ones too: what could be read, "complete":
 false) against dump-<format>.schema.json of the format verify names, which the dump must name
 too (each format's dumps are counted, and a format with none fails the check), and dump --hex
@@ -109,14 +109,18 @@ with tempfile.TemporaryDirectory() as tmp:
     check("migrate.schema.json", ["migrate", "--json", "--in-place", "--backup", "saves"], cwd=tmp)
     check("migrate.schema.json", ["migrate", "--json", "--output-dir", "out", "saves"], cwd=tmp)
 check("version.schema.json", ["--version", "--json"], whole=True)
-# salvage --report FILE: the report of every .spark_save, spark-kv and GMSV file of testdata/
-# (valid ones, damaged ones), with --to 4 and --accept-checksum for a second report of each.
+# salvage --report FILE: the report of every file of every format in testdata/ (valid ones,
+# damaged ones), with --to (the format's newest version) and
+# --accept-checksum for a second report of each.
 with tempfile.TemporaryDirectory() as tmp:
     out, report = os.path.join(tmp, "out.spark_save"), os.path.join(tmp, "report.json")
     for f in files:
-        if not f.startswith(("spark_save" + os.sep, "spark_kv" + os.sep, "gmsv" + os.sep)):
+        newest = {"spark_save": "4", "spark_kv": "2", "gmsv": "3", "tess_world": "2",
+                  "text_archive": "1"}
+        top = f.split(os.sep, 1)[0]
+        if top not in newest:
             continue
-        for extra in ([], ["--to", "4", "--accept-checksum"]):
+        for extra in ([], ["--to", newest[top], "--accept-checksum"]):
             for stale in (out, report):
                 if os.path.exists(stale):
                     os.remove(stale)

@@ -143,9 +143,24 @@ std::vector<std::pair<std::size_t, std::size_t>> entity_spans(std::string_view f
     return out;
 }
 
-// The checks every salvage must pass: the regions tile the input in order, the totals add up,
-// the output (unless withheld) verifies with no error and, at v3/v4, the engine loads it.
-void check_salvaged(std::string_view input, const Salvaged& s) {
+// Prints a property test's recovery figures (the issue's closing note quotes them) and checks
+// the flip target: at least 95 % of the items outside the damaged record recovered.
+void recovery_figures(const char* format, const char* items, std::uint64_t cut_complete,
+                      std::uint64_t cut_recovered, std::uint64_t outside, std::uint64_t recovered) {
+    std::printf("salvage recovery, %s: truncation %llu/%llu complete %s; flips: %llu/%llu %s "
+                "outside the damaged record (%.2f %%)\n",
+                format, static_cast<unsigned long long>(cut_recovered),
+                static_cast<unsigned long long>(cut_complete), items,
+                static_cast<unsigned long long>(recovered),
+                static_cast<unsigned long long>(outside), items,
+                100.0 * static_cast<double>(recovered) / static_cast<double>(outside));
+    CHECK(cut_recovered == cut_complete);
+    CHECK(static_cast<double>(recovered) >= 0.95 * static_cast<double>(outside));
+}
+
+// The regions tile the input in order and the byte totals add up; false when the output was
+// withheld (and is empty).
+bool regions_tile(std::string_view input, const Salvaged& s) {
     std::uint64_t at = 0, kept = 0, lost = 0;
     for (const SalvageRegion& r : s.regions) {
         REQUIRE_MESSAGE(r.offset == at,
@@ -159,8 +174,15 @@ void check_salvaged(std::string_view input, const Salvaged& s) {
     REQUIRE(s.totals.bytes.lost == lost);
     if (s.withheld) {
         REQUIRE(s.bytes.empty());
-        return;
+        return false;
     }
+    return true;
+}
+
+// The checks every salvage must pass: the regions tile the input in order, the totals add up,
+// the output (unless withheld) verifies with no error and, at v3/v4, the engine loads it.
+void check_salvaged(std::string_view input, const Salvaged& s) {
+    if (!regions_tile(input, s)) return;
     const Summary check = spark().summarize(s.bytes);
     const Error* e = check.findings.first_error();
     REQUIRE_MESSAGE(e == nullptr, (e ? e->describe() : std::string()));
@@ -625,21 +647,19 @@ Store generate_store(std::mt19937& rng, std::uint32_t version, std::size_t n) {
     return st;
 }
 
-void check_store(std::string_view input, const Salvaged& s) {
-    std::uint64_t at = 0;
-    for (const SalvageRegion& r : s.regions) {
-        REQUIRE(r.offset == at);
-        REQUIRE(r.line >= 1);
-        at += r.length;
-    }
-    REQUIRE(at == input.size());
-    const Summary check = format_info(FormatId::spark_kv).summarize(s.bytes);
+// The checks of a text format's salvage: the regions tile the input, each with its line, the
+// output verifies, the engine loads it, and a salvage of it finds nothing to do.
+void check_store(std::string_view input, const Salvaged& s,
+                 const FormatInfo& format = format_info(FormatId::spark_kv)) {
+    for (const SalvageRegion& r : s.regions) REQUIRE(r.line >= 1);
+    if (!regions_tile(input, s)) return;
+    const Summary check = format.summarize(s.bytes);
     const Error* e = check.findings.first_error();
     REQUIRE_MESSAGE(e == nullptr, (e ? e->describe() : std::string()));
-    REQUIRE(check.engine_loads);
-    auto again = salvage(format_info(FormatId::spark_kv), s.bytes);
+    REQUIRE_MESSAGE(check.engine_loads, check.engine_note);
+    auto again = salvage(format, s.bytes);
     REQUIRE(again.has_value());
-    REQUIRE_FALSE(again->changed_anything());
+    REQUIRE_MESSAGE(!again->changed_anything(), salvage_report_text(*again, "again"));
     REQUIRE(again->bytes == s.bytes);
 }
 
@@ -681,63 +701,71 @@ TEST_CASE("salvage, spark-kv: the corpus: a store the engine loads is written as
     }
 }
 
-TEST_CASE("salvage property, spark-kv: every truncation point and random byte flips") {
-    std::mt19937 rng(99);
-    const FormatInfo& kv = format_info(FormatId::spark_kv);
+// The figures of a property test.
+struct Figures {
     std::uint64_t cut_complete = 0, cut_recovered = 0, outside = 0, recovered = 0;
-    for (std::uint32_t version : {1u, 2u}) {
-        const Store st = generate_store(rng, version, 40);
-        auto kept_lines = [&](const Salvaged& s) {
-            std::vector<bool> kept(st.lines.size(), false);
-            for (const SalvageRegion& r : s.regions)
-                for (std::size_t i = 0; i < st.lines.size(); ++i)
-                    if (r.kind == Kind::kept && r.offset == st.lines[i].first &&
-                        r.length == st.lines[i].second - st.lines[i].first)
-                        kept[i] = true;
-            return kept;
-        };
-        for (std::size_t cut = 0; cut <= st.bytes.size(); ++cut) {
-            CAPTURE(cut);
-            const std::string bytes = st.bytes.substr(0, cut);
-            auto s = salvage(kv, bytes);
-            REQUIRE(s.has_value());
-            check_store(bytes, *s);
-            const auto kept = kept_lines(*s);
-            for (std::size_t i = 0; i < st.lines.size(); ++i) {
-                if (st.lines[i].second > cut) continue;
-                ++cut_complete;
-                REQUIRE(kept[i]);
-                ++cut_recovered;
-            }
-        }
-        for (int f = 0; f < 1500; ++f) {
-            std::string bytes = st.bytes;
-            const std::size_t at = rng() % bytes.size();
-            bytes[at] = static_cast<char>(bytes[at] ^ static_cast<char>(1 + rng() % 255));
-            CAPTURE(at);
-            auto s = salvage(kv, bytes);
-            REQUIRE(s.has_value());
-            check_store(bytes, *s);
-            const auto kept = kept_lines(*s);
-            for (std::size_t i = 0; i < st.lines.size(); ++i) {
-                const auto [b, e] = st.lines[i];
-                if (at >= b && at < e) continue;
-                // A flipped LF joins two lines: the line after it is the damaged record too.
-                if (at + 1 == b && st.bytes[at] == '\n') continue;
-                ++outside;
-                if (kept[i]) ++recovered;
-                if (e <= at) REQUIRE(kept[i]);
-            }
+};
+
+// The property test of a text format, whose records are whole lines (`st.lines`): every
+// truncation point and `flips` random byte flips; each salvage passes check_store, every record
+// entirely before the damage (after the first `header` bytes) is kept byte for byte.
+void line_property(const FormatInfo& format, const Store& st, std::mt19937& rng, int flips,
+                   std::size_t header, Figures& fig) {
+    auto kept_records = [&](const Salvaged& s, std::string_view input) {
+        std::vector<bool> kept(st.lines.size(), false);
+        for (const SalvageRegion& r : s.regions)
+            for (std::size_t i = 0; i < st.lines.size(); ++i)
+                if (r.kind == Kind::kept && r.offset == st.lines[i].first &&
+                    r.length == st.lines[i].second - st.lines[i].first &&
+                    s.bytes.find(input.substr(r.offset, r.length)) != std::string::npos)
+                    kept[i] = true;
+        return kept;
+    };
+    for (std::size_t cut = 0; cut <= st.bytes.size(); ++cut) {
+        CAPTURE(cut);
+        const std::string bytes = st.bytes.substr(0, cut);
+        auto s = salvage(format, bytes);
+        REQUIRE(s.has_value());
+        check_store(bytes, *s, format);
+        const auto kept = kept_records(*s, bytes);
+        for (std::size_t i = 0; i < st.lines.size(); ++i) {
+            if (st.lines[i].second > cut) continue;
+            ++fig.cut_complete;
+            REQUIRE(kept[i]);
+            ++fig.cut_recovered;
         }
     }
-    std::printf("salvage recovery, spark-kv: truncation %llu/%llu complete records; flips: "
-                "%llu/%llu records outside the damaged line (%.2f %%)\n",
-                static_cast<unsigned long long>(cut_recovered),
-                static_cast<unsigned long long>(cut_complete),
-                static_cast<unsigned long long>(recovered),
-                static_cast<unsigned long long>(outside),
-                100.0 * static_cast<double>(recovered) / static_cast<double>(outside));
-    CHECK(static_cast<double>(recovered) >= 0.95 * static_cast<double>(outside));
+    for (int f = 0; f < flips; ++f) {
+        std::string bytes = st.bytes;
+        const std::size_t at = rng() % bytes.size();
+        bytes[at] = static_cast<char>(bytes[at] ^ static_cast<char>(1 + rng() % 255));
+        CAPTURE(at);
+        auto s = salvage(format, bytes);
+        REQUIRE(s.has_value());
+        check_store(bytes, *s, format);
+        const auto kept = kept_records(*s, bytes);
+        for (std::size_t i = 0; i < st.lines.size(); ++i) {
+            const auto [b, e] = st.lines[i];
+            if (at >= b && at < e) continue;
+            // A flipped LF joins two lines: the line after it is the damaged record too; so is
+            // the record before a first byte that no longer starts one (a text archive's entry).
+            if ((at + 1 == b && st.bytes[at] == '\n') || at == e) continue;
+            ++fig.outside;
+            if (kept[i]) ++fig.recovered;
+            if (e <= at && at >= header)
+                REQUIRE_MESSAGE(kept[i], (salvage_report_text(*s, "flipped") + bytes));
+        }
+    }
+}
+
+TEST_CASE("salvage property, spark-kv: every truncation point and random byte flips") {
+    std::mt19937 rng(99);
+    Figures fig;
+    for (std::uint32_t version : {1u, 2u})
+        line_property(format_info(FormatId::spark_kv), generate_store(rng, version, 40), rng, 1500,
+                      0, fig);
+    recovery_figures("spark-kv", "records", fig.cut_complete, fig.cut_recovered, fig.outside,
+                     fig.recovered);
 }
 
 // GMSV (formats/README.md §5): its own encoder, entities with random GUIDs and JSON data.
@@ -838,13 +866,7 @@ TEST_CASE("salvage property, gmsv: every truncation point and random byte flips"
             }
         }
     }
-    std::printf(
-        "salvage recovery, gmsv: truncation %llu/%llu complete entities; flips: %llu/%llu "
-        "entities outside the damaged record (%.2f %%)\n",
-        static_cast<unsigned long long>(complete), static_cast<unsigned long long>(complete),
-        static_cast<unsigned long long>(recovered), static_cast<unsigned long long>(outside),
-        100.0 * static_cast<double>(recovered) / static_cast<double>(outside));
-    CHECK(static_cast<double>(recovered) >= 0.95 * static_cast<double>(outside));
+    recovery_figures("gmsv", "entities", complete, complete, outside, recovered);
 }
 
 TEST_CASE("salvage, gmsv: the corpus, and a checksum mismatch needs accept_checksum") {
@@ -868,6 +890,430 @@ TEST_CASE("salvage, gmsv: the corpus, and a checksum mismatch needs accept_check
     CHECK(s->withheld);
     CHECK(s->unverified);
     CHECK(s->exit_status() == 1);
+}
+
+// tess world (formats/README.md §4): its own encoder, a world of 4 x 4 x 4 chunks of 2 x 2 x 1
+// tiles and four fields (u8, bool, f32, i16), every chunk (dense) or some in key order (sparse).
+struct Tess {
+    std::string bytes;
+    std::vector<std::pair<std::size_t, std::size_t>> records; // [begin, end)
+    std::size_t records_begin = 0;
+};
+
+void u64(std::string& o, std::uint64_t v) {
+    u32(o, static_cast<std::size_t>(v & 0xffffffffu));
+    u32(o, static_cast<std::size_t>(v >> 32));
+}
+
+void tess_seal(std::string& o) {
+    std::string body_size;
+    u64(body_size, o.size() - 121);
+    o.replace(12, 8, body_size);
+    std::string crc;
+    u32(crc,
+        crc32_update(crc32(std::string_view(o).substr(0, 20)), std::string_view(o).substr(24)));
+    o.replace(20, 4, crc);
+}
+
+Tess generate_tess(std::mt19937& rng, bool dense, std::uint32_t version = 2) {
+    Tess t;
+    std::string& o = t.bytes;
+    o = std::string("TESSWLD\0", 8);
+    u32(o, version);
+    u64(o, 0); // body size, sealed below
+    u32(o, 0); // CRC-32
+    for (std::uint64_t v : {8, 8, 4}) u64(o, v);
+    for (std::uint64_t v : {2, 2, 1}) u64(o, v);
+    u32(o, 0x4F525448);
+    u32(o, 1);
+    u32(o, 1);
+    u64(o, 0x1122334455667788ull);
+    u32(o, 7);
+    for (std::size_t v : {0, 13, 0}) u32(o, v);
+    o += static_cast<char>(dense ? 1 : 2);
+    const std::pair<int, int> fields[] = {{1, 1}, {4, 1}, {3, 4}, {2, 2}}; // kind, width
+    u32(o, 4);
+    const std::size_t count_at = o.size();
+    u64(o, 0);
+    for (std::size_t f = 0; f < 4; ++f) {
+        u64(o, 0x100 + f);
+        u32(o, 1);
+        o += static_cast<char>(fields[f].first);
+        u32(o, static_cast<std::size_t>(fields[f].second));
+    }
+    t.records_begin = o.size();
+    std::uint64_t n = 0;
+    for (std::uint64_t key = 0; key < 64; ++key) {
+        if (!dense && rng() % 2 == 0) continue;
+        const std::size_t begin = o.size();
+        u64(o, key);
+        if (version == 1) o += static_cast<char>(rng() % 2);
+        u32(o, rng());
+        u32(o, rng() % 100);
+        for (const auto& [kind, width] : fields)
+            for (int tile = 0; tile < 4; ++tile)
+                for (int b = 0; b < width; ++b)
+                    o += static_cast<char>(kind == 4 ? rng() % 2 : rng());
+        t.records.emplace_back(begin, o.size());
+        ++n;
+    }
+    std::string count;
+    u64(count, n);
+    o.replace(count_at, 8, count);
+    tess_seal(o);
+    return t;
+}
+
+// The checks of every tess salvage: the regions tile the input, the totals add up, the output
+// verifies and (v2) tess loads it, and a salvage of it finds nothing to do.
+void check_tess(std::string_view input, const Salvaged& s) {
+    const FormatInfo& tw = format_info(FormatId::tess_world);
+    if (!regions_tile(input, s)) return;
+    const Summary sum = tw.summarize(s.bytes);
+    const Error* e = sum.findings.first_error();
+    REQUIRE_MESSAGE(e == nullptr, (e ? e->describe() : std::string()));
+    REQUIRE(sum.version == s.version);
+    if (s.version == 2) REQUIRE_MESSAGE(sum.engine_loads, sum.engine_note);
+    auto again = salvage(tw, s.bytes);
+    REQUIRE(again.has_value());
+    REQUIRE_MESSAGE(again->exit_status() == 0, salvage_report_text(*again, "again"));
+    REQUIRE_FALSE(again->changed_anything());
+    REQUIRE(again->bytes == s.bytes);
+}
+
+// The input records kept byte for byte: a kept region chunks[k] over exactly the record, and the
+// output's record k holds its bytes.
+std::vector<bool> tess_kept(const Tess& t, std::string_view input, const Salvaged& s) {
+    std::vector<bool> kept(t.records.size(), false);
+    if (s.withheld) return kept;
+    const std::size_t size = t.records.empty() ? 0 : t.records[0].second - t.records[0].first;
+    for (const SalvageRegion& r : s.regions) {
+        if (r.kind != Kind::kept || r.path.rfind("chunks[", 0) != 0) continue;
+        for (std::size_t i = 0; i < t.records.size(); ++i) {
+            if (r.offset != t.records[i].first || r.length != size) continue;
+            const std::size_t k = std::stoul(r.path.substr(7));
+            const std::size_t out = t.records_begin + k * size;
+            REQUIRE(out + size <= s.bytes.size());
+            REQUIRE(std::string_view(s.bytes).substr(out, size) == input.substr(r.offset, size));
+            kept[i] = true;
+        }
+    }
+    return kept;
+}
+
+TEST_CASE("salvage, tess world: a record that fails its checks is dropped (sparse) or rebuilt "
+          "empty (dense)") {
+    std::mt19937 rng(5);
+    const FormatInfo& tw = format_info(FormatId::tess_world);
+    SUBCASE("sparse: a key out of order is lost, naming the key") {
+        Tess t = generate_tess(rng, false);
+        REQUIRE(t.records.size() > 4);
+        std::string key;
+        u64(key, 63);
+        t.bytes.replace(t.records[2].first, 8, key); // above the keys after it
+        tess_seal(t.bytes);
+        auto s = salvage(tw, t.bytes);
+        REQUIRE(s.has_value());
+        check_tess(t.bytes, *s);
+        CHECK(s->exit_status() == 1);
+        CHECK(s->totals.entities.lost == 1);
+        CHECK(s->totals.entities.kept == t.records.size() - 1);
+        bool named = false;
+        for (const SalvageRegion& r : s->regions)
+            if (r.kind == Kind::lost && r.offset == t.records[2].first)
+                named = r.reason.find("chunk key 63") != std::string::npos;
+        CHECK(named);
+        const auto kept = tess_kept(t, t.bytes, *s);
+        for (std::size_t i = 0; i < kept.size(); ++i) CHECK(kept[i] == (i != 2));
+    }
+    SUBCASE("dense: a bad bool byte makes the chunk empty, the others kept") {
+        Tess t = generate_tess(rng, true);
+        t.bytes[t.records[5].first + 16 + 4] = 7; // the bool column's first tile
+        tess_seal(t.bytes);
+        auto s = salvage(tw, t.bytes);
+        REQUIRE(s.has_value());
+        check_tess(t.bytes, *s);
+        CHECK(s->totals.entities.lost == 1);
+        CHECK(s->bytes.size() == t.bytes.size());
+        const std::size_t size = t.records[0].second - t.records[0].first;
+        CHECK(s->bytes.substr(t.records[5].first, size) ==
+              std::string("\5\0\0\0\0\0\0\0", 8) + std::string(size - 8, '\0'));
+        const auto kept = tess_kept(t, t.bytes, *s);
+        for (std::size_t i = 0; i < kept.size(); ++i) CHECK(kept[i] == (i != 5));
+    }
+    SUBCASE("dense: a truncated archive gets the chunks it lacks, empty") {
+        const Tess t = generate_tess(rng, true);
+        const std::string cut = t.bytes.substr(0, t.records[40].first + 10);
+        auto s = salvage(tw, cut);
+        REQUIRE(s.has_value());
+        check_tess(cut, *s);
+        CHECK(s->bytes.size() == t.bytes.size());
+        CHECK(s->totals.entities.kept == 40);
+        CHECK(s->totals.entities.lost == 24);
+        CHECK(s->bytes.substr(0, t.records[40].first).substr(121) ==
+              t.bytes.substr(121, t.records[40].first - 121));
+    }
+    SUBCASE("a damaged version, residency and key layout are rebuilt") {
+        Tess t = generate_tess(rng, true);
+        t.bytes[8] = 9;
+        t.bytes[108] = 5;
+        t.bytes[80] = 3;
+        tess_seal(t.bytes);
+        auto s = salvage(tw, t.bytes);
+        REQUIRE(s.has_value());
+        check_tess(t.bytes, *s);
+        CHECK(s->exit_status() == 0);
+        CHECK(s->version == 2);
+        CHECK(s->bytes[108] == 1);
+        CHECK(s->bytes[80] == 1);
+    }
+    SUBCASE("a checksum mismatch with intact structure needs accept_checksum") {
+        Tess t = generate_tess(rng, false);
+        t.bytes[t.records[1].first + 17] ^= 0x40; // a u8 tile: the structure reads
+        auto s = salvage(tw, t.bytes);
+        REQUIRE(s.has_value());
+        CHECK(s->withheld);
+        CHECK(s->unverified);
+        CHECK(s->exit_status() == 1);
+        SalvageOptions accept;
+        accept.accept_checksum = true;
+        s = salvage(tw, t.bytes, accept);
+        REQUIRE(s.has_value());
+        CHECK_FALSE(s->withheld);
+        check_tess(t.bytes, *s);
+    }
+    SUBCASE("a v1 archive is salvaged as v1, and migrated in one step with --to 2") {
+        Tess t = generate_tess(rng, false, 1);
+        t.bytes[t.records[3].first + 8] = 2; // a chunk state above 1
+        tess_seal(t.bytes);
+        auto s = salvage(tw, t.bytes);
+        REQUIRE(s.has_value());
+        check_tess(t.bytes, *s);
+        CHECK(s->version == 1);
+        CHECK(s->totals.entities.lost == 1);
+        SalvageOptions to2;
+        to2.to = 2;
+        s = salvage(tw, t.bytes, to2);
+        REQUIRE(s.has_value());
+        CHECK(s->version == 2);
+        CHECK(s->from == 1);
+        const Summary sum = tw.summarize(s->bytes);
+        CHECK_FALSE(sum.findings.has_errors());
+        CHECK(sum.engine_loads);
+    }
+    SUBCASE("nothing recoverable is an error with the offset") {
+        Tess t = generate_tess(rng, false);
+        auto s = salvage(tw, std::string_view(t.bytes).substr(0, 100));
+        REQUIRE_FALSE(s.has_value());
+        CHECK(s.error().code == ErrorCode::truncated);
+        t.bytes[121 + 17 + 12] = 9; // fields[1].kind
+        s = salvage(tw, t.bytes);
+        REQUIRE_FALSE(s.has_value());
+        CHECK(s.error().offset == 121 + 17 + 12);
+        CHECK(s.error().path == "fields[1].kind");
+    }
+}
+
+TEST_CASE("salvage, tess world: the corpus: an archive tess loads is written as it is") {
+    const FormatInfo& tw = format_info(FormatId::tess_world);
+    for (const char* kind : {"valid", "invalid"}) {
+        for (const auto& dir :
+             {test::testdata() / "tess_world", test::testdata() / "tess_world" / "real"}) {
+            for (const auto& path : test::corpus_files(dir, kind, ".tessw")) {
+                CAPTURE(path.string());
+                const std::string bytes = test::read_bytes(path);
+                SalvageOptions accept;
+                accept.accept_checksum = true;
+                auto s = salvage(tw, bytes, accept);
+                if (!s) continue; // nothing recoverable (a damaged header or descriptor)
+                check_tess(bytes, *s);
+                const Summary sum = tw.summarize(bytes);
+                if (!sum.findings.has_errors() && sum.engine_loads) CHECK(s->bytes == bytes);
+            }
+        }
+    }
+}
+
+TEST_CASE("salvage property, tess world: every truncation point and random byte flips") {
+    std::mt19937 rng(77);
+    const FormatInfo& tw = format_info(FormatId::tess_world);
+    std::uint64_t complete = 0, outside = 0, recovered = 0;
+    SalvageOptions accept;
+    accept.accept_checksum = true;
+    for (int save = 0; save < 4; ++save) {
+        const Tess t = generate_tess(rng, save % 2 == 0);
+        for (std::size_t cut = 0; cut < t.bytes.size(); ++cut) {
+            CAPTURE(cut);
+            const std::string bytes = t.bytes.substr(0, cut);
+            auto s = salvage(tw, bytes, accept);
+            if (!s) {
+                REQUIRE(cut < t.records_begin); // the header or a descriptor cut
+                continue;
+            }
+            check_tess(bytes, *s);
+            const auto kept = tess_kept(t, bytes, *s);
+            for (std::size_t i = 0; i < t.records.size(); ++i) {
+                if (t.records[i].second > cut) continue;
+                ++complete;
+                REQUIRE(kept[i]);
+            }
+        }
+        for (int f = 0; f < 1000; ++f) {
+            std::string bytes = t.bytes;
+            const std::size_t at = rng() % bytes.size();
+            bytes[at] = static_cast<char>(bytes[at] ^ static_cast<char>(1 + rng() % 255));
+            CAPTURE(at);
+            auto s = salvage(tw, bytes, accept);
+            if (!s) REQUIRE(at < t.records_begin); // a header or descriptor field
+            if (s) check_tess(bytes, *s);
+            const auto kept =
+                s ? tess_kept(t, bytes, *s) : std::vector<bool>(t.records.size(), false);
+            for (std::size_t i = 0; i < t.records.size(); ++i) {
+                const auto [b, e] = t.records[i];
+                if (at >= b && at < e) continue;
+                ++outside;
+                if (kept[i]) ++recovered;
+                if (e <= at && at >= t.records_begin) REQUIRE(kept[i]);
+            }
+        }
+    }
+    recovery_figures("tess world", "chunks", complete, complete, outside, recovered);
+}
+
+// Text archive (formats/README.md §2): the writer's grammar, top-level attributes of each type
+// and classes with children (a nested class among them), each entry with its bytes' span.
+Store generate_archive(std::mt19937& rng, std::size_t n) {
+    Store st;
+    st.bytes = "1.0.0\n";
+    auto attribute = [&](std::string& o, std::size_t i) {
+        switch (rng() % 4) {
+        case 0:
+            o += fmt::format("__PGSA int {{{}}}", static_cast<int>(rng() % 2000) - 1000);
+            break;
+        case 1:
+            o += fmt::format("__PGSA string {{text {}}}", rng() % 1000);
+            break;
+        case 2:
+            o += fmt::format("__PGSA float {{{}.500000}}", rng() % 100);
+            break;
+        default:
+            o += fmt::format("__PGSA bool {{{}}}", i % 2 ? "true" : "false");
+            break;
+        }
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t begin = st.bytes.size();
+        std::string& o = st.bytes;
+        if (rng() % 2) {
+            o += fmt::format("attr{}: ", i);
+            attribute(o, i);
+            o += '\n';
+        } else {
+            o += fmt::format("obj{}: Thing {{\n", i);
+            const std::size_t children = 1 + rng() % 3;
+            for (std::size_t c = 0; c < children; ++c) {
+                o += fmt::format("\tf{}: ", c);
+                attribute(o, c);
+                o += ",\n";
+            }
+            o += "\tpos: Vector 2D {\n\t\tx: __PGSA float {1.000000},\n\t\ty: __PGSA float "
+                 "{2.000000}\n\t}\n}\n";
+        }
+        st.lines.emplace_back(begin, st.bytes.size());
+    }
+    return st;
+}
+
+TEST_CASE("salvage, text archive: an entry the engine would lose is lost, with its line") {
+    const FormatInfo& ta = format_info(FormatId::text_archive);
+    const std::string good = "1.0.0\na: __PGSA int {1}\nb: Thing {\n\tx: __PGSA int {2}\n}\n"
+                             "c: __PGSA string {s}\n";
+    SUBCASE("a valid archive is written as it is") {
+        auto s = salvage(ta, good);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 0);
+        CHECK_FALSE(s->changed_anything());
+        CHECK(s->bytes == good);
+        CHECK(s->totals.entities.kept == 3);
+    }
+    SUBCASE("a class that never closes is lost, the entries after it kept") {
+        const std::string bad = "1.0.0\na: __PGSA int {1}\nb: Thing {\n\tx: __PGSA int {2}\n"
+                                "c: __PGSA string {s}\n";
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 1);
+        CHECK(s->bytes == "1.0.0\na: __PGSA int {1}\nc: __PGSA string {s}\n");
+        bool named = false;
+        for (const SalvageRegion& r : s->regions)
+            if (r.kind == Kind::lost) named = r.path == "b" && r.line == 3 && r.column == 1;
+        CHECK(named);
+        CHECK_FALSE(ta.summarize(s->bytes).findings.has_errors());
+    }
+    SUBCASE("a damaged version line is rewritten") {
+        std::string bad = good;
+        bad[2] = '7';
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 0);
+        CHECK(s->bytes == good);
+        REQUIRE_FALSE(s->regions.empty());
+        CHECK(s->regions[0].kind == Kind::rebuilt);
+        CHECK(s->regions[0].line == 1);
+    }
+    SUBCASE("the doubled-name mark of a class entry is rewritten: the name once") {
+        const std::string bad = "1.0.0\na: __PGSA int {1}\nb: b: Thing {\n\tx: __PGSA int {2}\n}\n"
+                                "c: __PGSA string {s}\n";
+        REQUIRE(ta.summarize(bad).findings.has_errors());
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        CHECK(s->exit_status() == 0);
+        CHECK(s->bytes == good);
+        bool rebuilt = false;
+        for (const SalvageRegion& r : s->regions)
+            if (r.kind == Kind::rebuilt) rebuilt = r.line == 3 && r.column == 4 && r.length == 3;
+        CHECK(rebuilt);
+    }
+    SUBCASE("a blank line between entries is lost alone") {
+        const std::string bad = "1.0.0\na: __PGSA int {1}\n\nb: Thing {\n\tx: __PGSA int {2}\n}\n"
+                                "c: __PGSA string {s}\n";
+        auto s = salvage(ta, bad);
+        REQUIRE(s.has_value());
+        if (ta.summarize(bad).findings.has_errors()) {
+            CHECK(s->bytes == good);
+            CHECK(s->totals.entities.kept == 3);
+        } else {
+            CHECK(s->bytes == bad);
+        }
+    }
+}
+
+TEST_CASE("salvage, text archive: the corpus: each output verifies, and salvage of it finds "
+          "nothing to do") {
+    const FormatInfo& ta = format_info(FormatId::text_archive);
+    std::size_t files = 0;
+    for (const char* kind : {"valid", "invalid", "tolerated"}) {
+        for (const auto& path :
+             test::corpus_files(test::testdata() / "text_archive", kind, ".sz")) {
+            CAPTURE(path.string());
+            const std::string bytes = test::read_bytes(path);
+            auto s = salvage(ta, bytes);
+            REQUIRE(s.has_value());
+            check_store(bytes, *s, ta);
+            if (!ta.summarize(bytes).findings.has_errors()) CHECK(s->bytes == bytes);
+            ++files;
+        }
+    }
+    CHECK(files > 20);
+}
+
+TEST_CASE("salvage property, text archive: every truncation point and random byte flips") {
+    std::mt19937 rng(123);
+    Figures fig;
+    for (int save = 0; save < 3; ++save)
+        line_property(format_info(FormatId::text_archive), generate_archive(rng, 30), rng, 1500, 6,
+                      fig);
+    recovery_figures("text archive", "entries", fig.cut_complete, fig.cut_recovered, fig.outside,
+                     fig.recovered);
 }
 
 } // namespace
