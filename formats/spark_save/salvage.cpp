@@ -988,10 +988,7 @@ void Salvager::regions(Salvaged& s, const Candidate& c) {
                  std::to_string(pairs_kept),
                  fmt::format("the count said {}, {} pairs kept", custom_declared_, pairs_kept)});
     } else if (custom_rebuilt_) {
-        if (custom_at_ < tail_end_ ||
-            (custom_at_ < size && gaps_.empty() && custom_at_ + 4 > size)) {
-            // the 1..3 bytes of a cut count
-        }
+        // The 1..3 bytes of a cut count are lost.
         if (custom_at_ < size && custom_at_ + 4 > size &&
             (gaps_.empty() || gaps_.back().end < size)) {
             r.push_back({Kind::lost,
