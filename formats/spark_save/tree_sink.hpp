@@ -90,6 +90,7 @@ class TreeSink {
     void on_entity_end(std::size_t end) {
         close_at(end);
         if (consumer_) {
+            if (!bare_) doc_.mark_read(); // the entity's nodes are what its span holds
             keep(consumer_->item(doc_, entity_, index_));
             entity_ = k_no_node;
         }

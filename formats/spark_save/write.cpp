@@ -10,6 +10,7 @@
 #include "sparksave/node_path.hpp"
 #include "sparksave/version.hpp"
 
+#include <cassert>
 #include <charconv>
 #include <fmt/format.h>
 #include <functional>
@@ -55,6 +56,19 @@ class Writer final : public Parts {
     }
 
     Result<void> write_item(const Document& doc, NodeId entity, std::uint64_t index) {
+        // An entity as read, not edited since (a migration that leaves it alone): its bytes are
+        // its encoding, the same in every version (formats/README.md §1.1), copied. The debug
+        // build encodes it all the same and checks that the two agree.
+        const bool as_read = doc.part() == Document::Part::item && doc.unedited();
+        const Span span = doc.node(entity).span;
+#ifdef NDEBUG
+        if (as_read) {
+            w_.bytes(doc.source_bytes().substr(span.offset, span.length));
+            return drain(false);
+        }
+#else
+        const std::size_t start = w_.size();
+#endif
         auto path = [&](NodeId component, NodeId property) {
             std::string p(k_entities);
             append_path_index(p, index);
@@ -64,25 +78,37 @@ class Writer final : public Parts {
         };
         if (!string16(doc.name(entity)))
             return too_long(path(k_no_node, k_no_node), "entity name", doc.name(entity).size());
-        const std::size_t components = doc.child_count(entity);
-        if (components > k_max_u16)
-            return too_many(path(k_no_node, k_no_node), "components", components);
-        w_.u16(static_cast<std::uint16_t>(components));
+        // One pass over the children: each count is written as a placeholder, then patched.
+        const std::size_t components_at = w_.size();
+        w_.u16(0);
+        std::size_t components = 0;
         for (NodeId component : doc.children(entity)) {
+            if (++components > k_max_u16)
+                return too_many(path(k_no_node, k_no_node), "components", doc.child_count(entity));
             if (!string16(doc.name(component)))
                 return too_long(path(component, k_no_node), "component type",
                                 doc.name(component).size());
-            const std::size_t properties = doc.child_count(component);
-            if (properties > k_max_u16)
-                return too_many(path(component, k_no_node), "properties", properties);
-            w_.u16(static_cast<std::uint16_t>(properties));
+            const std::size_t properties_at = w_.size();
+            w_.u16(0);
+            std::size_t properties = 0;
             for (NodeId property : doc.children(component)) {
+                if (++properties > k_max_u16)
+                    return too_many(path(component, k_no_node), "properties",
+                                    doc.child_count(component));
                 const std::string_view key = doc.name(property), value = doc.value(property);
                 if (const int refused = w_.pair16(key, value); refused != 0)
                     return too_long(path(component, property), refused == 1 ? "key" : "value",
                                     refused == 1 ? key.size() : value.size());
             }
+            w_.patch_u16(properties_at, static_cast<std::uint16_t>(properties));
         }
+        w_.patch_u16(components_at, static_cast<std::uint16_t>(components));
+#ifndef NDEBUG
+        // (Unless the file was cut short under its mapping while it was read: then neither is
+        // the file's, and the caller drops the output: changed_while_read.)
+        assert(!as_read || (doc.source() && doc.source()->changed()) ||
+               w_.view().substr(start) == doc.source_bytes().substr(span.offset, span.length));
+#endif
         return drain(false);
     }
 
@@ -123,7 +149,9 @@ class Writer final : public Parts {
         return drain(true);
     }
 
-    std::string take() && { return std::move(w_).take(); }
+    std::string take() && {
+        return std::move(w_).take();
+    }
 
   private:
     // Hands full blocks to emit (keeping the running CRC); at the end, appends the v4 trailer.
@@ -135,7 +163,9 @@ class Writer final : public Parts {
         w_.clear();
         return r;
     }
-    bool string16(std::string_view s) { return w_.string16(s); }
+    bool string16(std::string_view s) {
+        return w_.string16(s);
+    }
     static Error fail(std::string path, std::string message) {
         return make_error(ErrorCode::bad_value, std::move(message), k_no_offset, std::move(path));
     }

@@ -17,19 +17,11 @@ Document::Document(FormatId format, std::uint32_t version, std::shared_ptr<const
 }
 
 void Document::clear_nodes(std::size_t keep_arena) {
+    read_at_ = ~0ull;
     nodes_.resize(1);
     nodes_[0] = Node{};
     nodes_[0].kind = NodeKind::object;
     if (keep_arena < arena_.size()) arena_.resize(keep_arena);
-}
-
-Str Document::ref(std::string_view in_source) const noexcept {
-    auto src = source_bytes();
-    assert(in_source.empty() || (in_source.data() >= src.data() &&
-                                 in_source.data() + in_source.size() <= src.data() + src.size()));
-    if (in_source.empty()) return {};
-    return Str{static_cast<std::uint32_t>(in_source.data() - src.data()),
-               static_cast<std::uint32_t>(in_source.size())};
 }
 
 void Document::set_source(std::shared_ptr<const Source> source) {
@@ -62,10 +54,8 @@ std::uint16_t Document::tag_id(std::string_view tag_name) {
     return static_cast<std::uint16_t>(tags_.size() - 1);
 }
 
-NodeId Document::create(NodeKind kind, Str name, Str value, Span span, ValueType type) {
-    if (nodes_.size() >= k_no_node) throw std::length_error("too many nodes");
-    nodes_.push_back(Node{.name = name, .value = value, .span = span, .kind = kind, .type = type});
-    return static_cast<NodeId>(nodes_.size() - 1);
+void Document::too_many_nodes() {
+    throw std::length_error("too many nodes");
 }
 
 NodeId Document::append(NodeId parent, NodeKind kind, Str name, Str value, Span span,
@@ -87,6 +77,7 @@ void Document::link_last(NodeId parent, NodeId child) {
 }
 
 void Document::link_after(NodeId parent, NodeId prev, NodeId child) {
+    ++edits_;
     if (prev == k_no_node) {
         nodes_[child].next_sibling = nodes_[parent].first_child;
         nodes_[parent].first_child = child;
@@ -97,6 +88,7 @@ void Document::link_after(NodeId parent, NodeId prev, NodeId child) {
 }
 
 void Document::unlink(NodeId parent, NodeId child) {
+    ++edits_;
     NodeId* link = &nodes_[parent].first_child;
     while (*link != k_no_node) {
         if (*link == child) {
@@ -136,27 +128,6 @@ TreeBuilder::TreeBuilder(Document& doc) : doc_(doc) {
 void TreeBuilder::reset() {
     stack_.clear();
     stack_.push_back({doc_.root(), doc_.last_child(doc_.root())});
-}
-
-NodeId TreeBuilder::add(NodeKind kind, Str name, Str value, Span span, ValueType type) {
-    NodeId id = doc_.create(kind, name, value, span, type);
-    Open& top = stack_.back();
-    if (top.last == k_no_node)
-        doc_.nodes_[top.id].first_child = id;
-    else
-        doc_.nodes_[top.last].next_sibling = id;
-    top.last = id;
-    return id;
-}
-
-NodeId TreeBuilder::open(NodeKind kind, Str name, Span span, Str value) {
-    NodeId id = add(kind, name, value, span);
-    stack_.push_back({id, k_no_node});
-    return id;
-}
-
-void TreeBuilder::close() {
-    if (stack_.size() > 1) stack_.pop_back();
 }
 
 void TreeBuilder::close_to(NodeId id) {

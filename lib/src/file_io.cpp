@@ -3,6 +3,7 @@
 #include "sparksave/file_io.hpp"
 
 #include "file_io_os.hpp"
+#include "sparksave/alongside.hpp"
 #include "sparksave/crc32.hpp"
 #include "sparksave/version.hpp"
 
@@ -23,6 +24,11 @@ namespace {
 
 constexpr std::uint64_t k_map_threshold = 1 << 20;
 constexpr std::size_t k_write_block = 1 << 20;
+// The disk is asked to take each this many bytes of a file being written (AtomicFile::put).
+constexpr std::uint64_t k_writeback_block = 8 << 20;
+// A file of this many bytes is checked beside its fsync and the comparison of its CRC
+// (AtomicFile::commit).
+constexpr std::size_t k_parallel_check = 4 << 20;
 
 Error changed_while_read() {
     return make_error(ErrorCode::io_error, "the file changed while it was read");
@@ -313,7 +319,9 @@ struct AtomicFile::State {
     bool have_meta = false;
     std::string buffer;
     std::uint32_t crc = 0;
-    std::uint64_t size = 0;
+    std::uint64_t size = 0;      // written (buffered or not)
+    std::uint64_t put = 0;       // handed to the file
+    std::uint64_t writeback = 0; // asked to be written to the disk (os::start_writeback)
     bool done = false;
 
     // With g_writes held: forget the temporary file (and companion) of this write.
@@ -391,10 +399,21 @@ const fs::path& AtomicFile::target() const noexcept {
     return s_->target;
 }
 
+Result<void> AtomicFile::put(std::string_view bytes) {
+    State& s = *s_;
+    s.crc = crc32_update(s.crc, bytes);
+    if (auto r = os::write_all(s.fd.get(), bytes); !r) return r;
+    s.put += bytes.size();
+    if (s.put - s.writeback >= k_writeback_block) {
+        os::start_writeback(s.fd.get(), s.writeback, s.put - s.writeback);
+        s.writeback = s.put;
+    }
+    return {};
+}
+
 Result<void> AtomicFile::flush() {
     if (s_->buffer.empty()) return {};
-    s_->crc = crc32_update(s_->crc, s_->buffer);
-    auto r = os::write_all(s_->fd.get(), s_->buffer);
+    auto r = put(s_->buffer);
     s_->buffer.clear();
     return r;
 }
@@ -406,10 +425,7 @@ Result<void> AtomicFile::write(std::string_view bytes) {
         return {};
     }
     if (auto r = flush(); !r) return r;
-    if (bytes.size() >= k_write_block) {
-        s_->crc = crc32_update(s_->crc, bytes);
-        return os::write_all(s_->fd.get(), bytes);
-    }
+    if (bytes.size() >= k_write_block) return put(bytes);
     s_->buffer.append(bytes);
     return {};
 }
@@ -419,12 +435,21 @@ Result<bool> AtomicFile::commit() {
     if (auto r = flush(); !r) return r.error();
     if (s.options.keep_times && s.have_meta)
         if (auto r = os::apply_times(s.fd.get(), s.meta); !r) return r.error();
-    if (auto r = os::sync_file(s.fd.get(), s.tmp); !r) return r.error();
+    // A large file is read back (mapped) and checked while the fsync runs, then compared with
+    // what was written: the pages read are the ones the fsync puts on the disk, and nothing is
+    // renamed before all three succeeded. A small one: the fsync, then the read back.
+    const bool beside = s.size >= k_parallel_check;
+    Result<void> synced;
+    auto sync = [&] { synced = os::sync_file(s.fd.get(), s.tmp); };
+    if (!beside) {
+        sync();
+        if (!synced) return synced.error();
+    }
     bool dropped = false;
     {
-        // Read the file back from disk (a large one mapped, no copy) and check it is what was
-        // written. The view ends before the file is closed and renamed (Windows renames no file
-        // with a mapped view).
+        // Read the file back (a large one mapped, no copy) and check it is what was written. The
+        // view ends before the file is closed and renamed (Windows renames no file with a
+        // mapped view).
         os::View back;
         std::string small;
         if (s.size >= k_map_threshold) {
@@ -437,9 +462,26 @@ Result<bool> AtomicFile::commit() {
             small = std::move(*r);
         }
         const std::string_view written = s.size >= k_map_threshold ? back.bytes() : small;
-        if (crc32(written) != s.crc)
+        std::uint32_t crc = 0;
+        Result<void> checked;
+        auto compare = [&] { crc = crc32(written); };
+        auto check = [&] {
+            if (s.options.check) checked = s.options.check(written);
+        };
+        if (beside) {
+            alongside(check, [&] {
+                sync();
+                compare();
+            });
+            if (!synced) return synced.error();
+        } else {
+            compare();
+            if (crc == s.crc) check();
+        }
+        if (crc != s.crc)
             return make_error(ErrorCode::io_error,
                               "the bytes read back differ from the bytes written");
+        if (!checked) return checked.error();
         if (s.options.before_rename) {
             auto go_on = s.options.before_rename(written);
             if (!go_on) return go_on.error();

@@ -135,6 +135,9 @@ std::size_t max_name_length(const std::filesystem::path& dir);
 // created.
 Result<File> create_temporary(std::filesystem::path& pattern, bool exact);
 Result<void> write_all(Native file, std::string_view bytes);
+// Asks the kernel to start writing these bytes of the file to the disk now, without waiting
+// (Linux: sync_file_range; elsewhere nothing): a hint, so that sync_file has less to wait for.
+void start_writeback(Native file, std::uint64_t offset, std::uint64_t length) noexcept;
 // Flushes the file's data and metadata to the disk (fsync, FlushFileBuffers).
 Result<void> sync_file(Native file, const std::filesystem::path& path);
 // Renames `from` over `to`, replacing it.

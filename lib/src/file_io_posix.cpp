@@ -342,6 +342,18 @@ Result<void> write_all(Native file, std::string_view bytes) {
     return {};
 }
 
+void start_writeback(Native file, std::uint64_t offset, std::uint64_t length) noexcept {
+#ifdef __linux__
+    // Errors are of no consequence: sync_file reports what matters.
+    (void)::sync_file_range(file, static_cast<off_t>(offset), static_cast<off_t>(length),
+                            SYNC_FILE_RANGE_WRITE);
+#else
+    (void)file;
+    (void)offset;
+    (void)length;
+#endif
+}
+
 Result<void> sync_file(Native file, const fs::path&) {
     if (::fsync(file) != 0) return errno_error("cannot flush to disk", errno);
     return {};

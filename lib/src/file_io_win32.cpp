@@ -337,6 +337,8 @@ Result<void> write_all(Native file, std::string_view bytes) {
     return {};
 }
 
+void start_writeback(Native, std::uint64_t, std::uint64_t) noexcept {}
+
 Result<void> sync_file(Native file, const fs::path&) {
     if (!::FlushFileBuffers(file)) return last_error("cannot flush to disk");
     return {};

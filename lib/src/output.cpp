@@ -128,14 +128,16 @@ Outcome<std::unique_ptr<Output>> Output::open(const OutputOptions& options) {
     } else if (options.input) {
         atomic.metadata_from = path_from_utf8(options.input->path);
     }
-    // After the temporary file was flushed and read back, before its rename: the check, the
-    // identical-bytes test, then the backup (so a write that fails earlier never makes one).
+    // After the temporary file was flushed and read back: the check (beside the comparison of
+    // what was read back), then before the rename the identical-bytes test, then the backup (so
+    // a write that fails earlier never makes one).
+    if (options.check)
+        atomic.check = [s](std::string_view written) -> Result<void> {
+            auto r = s->options.check(written);
+            if (!r) s->refusal = r.error();
+            return r;
+        };
     atomic.before_rename = [s](std::string_view written) -> Result<bool> {
-        if (s->options.check)
-            if (auto r = s->options.check(written); !r) {
-                s->refusal = r.error();
-                return r.error();
-            }
         const Destination& dest = s->options.destination;
         if (dest.mode != Destination::Mode::in_place && holds_exactly(dest.path, written)) {
             s->identical = true;
@@ -185,7 +187,11 @@ Outcome<Committed> Output::commit() {
     State& s = *s_;
     auto committed = s.file->commit();
     if (!committed) {
-        if (s.refusal) return Failure::finding(*s.refusal);
+        // The check ran beside the comparison of the bytes read back, which fails first: the
+        // refusal is the failure only when commit() returned it.
+        const Error& e = committed.error();
+        if (s.refusal && e.code == s.refusal->code && e.message == s.refusal->message)
+            return Failure::finding(*s.refusal);
         if (s.backup_failure) return *s.backup_failure;
         return cannot_write(s.options.destination.path, committed.error());
     }

@@ -287,6 +287,41 @@ TEST_CASE("document tree: build, find, resolve, path_of") {
     CHECK(doc.child_count(e1) == 0);
 }
 
+TEST_CASE("document tree: unedited() from mark_read() until anything may have changed it") {
+    auto src = std::make_shared<const Source>(std::string("alphabeta"));
+    Document doc(FormatId::spark_save, 4, src);
+    const Document& read_only = doc;
+    CHECK_FALSE(doc.unedited()); // never marked: a tree built, not read
+    TreeBuilder b(doc);
+    NodeId e = b.open(NodeKind::object, doc.ref(src->view().substr(0, 5)), Span{0, 9});
+    NodeId leaf = b.add(NodeKind::scalar, doc.text("hp"), doc.ref(src->view().substr(5, 4)));
+    b.close();
+    doc.mark_read();
+    CHECK(doc.unedited());
+    // Reading leaves it so, through every const member.
+    CHECK(read_only.node(leaf).span.length == 0);
+    CHECK(doc.child(e, "hp") == leaf);
+    CHECK(doc.child_count(e) == 1);
+    CHECK(doc.value(leaf) == "beta");
+    (void)doc.text("an arena text alone changes no node");
+    CHECK(doc.unedited());
+    // Each way of changing it ends it.
+    auto edited = [&](auto change) {
+        doc.mark_read();
+        change();
+        return !doc.unedited();
+    };
+    CHECK(edited([&] { doc.node(leaf).value = doc.text("1"); }));
+    CHECK(edited([&] { doc.append(e, NodeKind::scalar, doc.text("k")); }));
+    CHECK(edited([&] { (void)doc.create(NodeKind::scalar, doc.text("k")); }));
+    CHECK(edited([&] { doc.unlink(e, leaf); }));
+    CHECK(edited([&] { doc.link_last(e, leaf); }));
+    CHECK(edited([&] { b.add(NodeKind::scalar, doc.text("k")); }));
+    doc.mark_read();
+    doc.clear_nodes();
+    CHECK_FALSE(doc.unedited()); // the mark went with the nodes
+}
+
 TEST_CASE("human-readable times") {
     CHECK(iso8601_utc("1700000000") == "2023-11-14T22:13:20Z");
     CHECK(iso8601_utc("0") == "1970-01-01T00:00:00Z");
@@ -418,6 +453,43 @@ TEST_CASE("atomic write never clobbers when asked, and fails cleanly") {
         CHECK(test::read_bytes(target) == "original");
     }
 #endif
+}
+
+TEST_CASE("atomic write: a large file is checked beside its fsync, and the check still decides") {
+    TempDir dir;
+    const fs::path target = dir.path / "big";
+    REQUIRE(write_file_atomic(target, "original"));
+    std::string big(5u << 20, 'x'); // past the size checked beside (4 MiB)
+    for (std::size_t i = 0; i < big.size(); i += 4096) big[i] = static_cast<char>(i >> 12);
+    std::string seen;
+    AtomicWriteOptions checked;
+    checked.check = [&](std::string_view written) -> Result<void> {
+        seen = std::string(written);
+        return {};
+    };
+    REQUIRE(write_file_atomic(target, big, checked));
+    CHECK(seen == big); // the check saw the bytes read back, all of them
+    CHECK(test::read_bytes(target) == big);
+    // A refusal stops the write, with the check's own error; nothing is left behind, and
+    // before_rename (where a backup would be made) is never called.
+    bool renamed = false;
+    AtomicWriteOptions refuse;
+    refuse.check = [](std::string_view) -> Result<void> {
+        return make_error(ErrorCode::checksum_mismatch, "refused by the check");
+    };
+    refuse.before_rename = [&](std::string_view) -> Result<bool> {
+        renamed = true;
+        return true;
+    };
+    for (const std::string& bytes : {std::string(big), std::string("small")}) {
+        auto r = write_file_atomic(target, bytes, refuse);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == ErrorCode::checksum_mismatch);
+        CHECK(r.error().message == "refused by the check");
+        CHECK_FALSE(renamed);
+        CHECK(test::read_bytes(target) == big);
+        CHECK(dir.entries() == 1);
+    }
 }
 
 // POSIX only: the pipe is named by a /dev/fd path, which Windows has no counterpart of.

@@ -22,6 +22,7 @@
 #include "sparksave/version.hpp"
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -141,12 +142,21 @@ class Document {
     // Empties the tree down to its root, keeping the first `keep_arena` arena bytes and the
     // capacity, so one Document can hold successive parts of a file without new allocations.
     void clear_nodes(std::size_t keep_arena = 0);
+    // Marks the tree as the reader built it from the source: until a node is created, linked,
+    // unlinked or reached through the non-const node() (what may change it), unedited() is true,
+    // and the part's nodes are exactly what their spans cover (a writer of the same encoding may
+    // copy those bytes). clear_nodes() drops the mark.
+    void mark_read() noexcept { read_at_ = edits_; }
+    bool unedited() const noexcept { return read_at_ == edits_; }
     std::size_t arena_size() const noexcept { return arena_.size(); }
 
     NodeId root() const noexcept { return 0; }
     std::size_t node_count() const noexcept { return nodes_.size(); }
     const Node& node(NodeId id) const { return nodes_[id]; }
-    Node& node(NodeId id) { return nodes_[id]; }
+    Node& node(NodeId id) { // counted as an edit (unedited())
+        ++edits_;
+        return nodes_[id];
+    }
     void reserve(std::size_t nodes) { nodes_.reserve(nodes); }
 
     std::string_view str(Str s) const noexcept {
@@ -158,7 +168,14 @@ class Document {
     std::string_view tag(NodeId id) const noexcept { return tags_[nodes_[id].tag]; }
 
     // A Str for text that lies inside the source buffer (no copy).
-    Str ref(std::string_view in_source) const noexcept;
+    Str ref(std::string_view in_source) const noexcept {
+        assert(in_source.empty() ||
+               (in_source.data() >= source_view_.data() &&
+                in_source.data() + in_source.size() <= source_view_.data() + source_view_.size()));
+        if (in_source.empty()) return {};
+        return Str{static_cast<std::uint32_t>(in_source.data() - source_view_.data()),
+                   static_cast<std::uint32_t>(in_source.size())};
+    }
     // A Str for any text: a reference when it lies in the source or already in the arena (a view
     // taken from str() since the last arena append), else a copy in the arena.
     Str text(std::string_view any);
@@ -171,7 +188,14 @@ class Document {
                   ValueType type = ValueType::none);
     // Creates a node with no parent link; link it with link_after / link_last.
     NodeId create(NodeKind kind, Str name, Str value = {}, Span span = {},
-                  ValueType type = ValueType::none);
+                  ValueType type = ValueType::none) {
+        if (nodes_.size() >= k_no_node) [[unlikely]]
+            too_many_nodes();
+        ++edits_;
+        nodes_.push_back(
+            Node{.name = name, .value = value, .span = span, .kind = kind, .type = type});
+        return static_cast<NodeId>(nodes_.size() - 1);
+    }
     void link_last(NodeId parent, NodeId child);
     void link_after(NodeId parent, NodeId prev, NodeId child); // prev == k_no_node: first
     // Unlinks `child` from `parent` (the node stays in the vector, unreachable).
@@ -208,6 +232,7 @@ class Document {
 
   private:
     friend class TreeBuilder;
+    [[noreturn]] static void too_many_nodes(); // std::length_error
     FormatId format_;
     std::uint32_t version_;
     Part part_ = Part::whole;
@@ -215,6 +240,8 @@ class Document {
     std::shared_ptr<const Source> source_;
     std::string_view source_view_; // source_->view(), kept at hand for str()
     std::vector<Node> nodes_;
+    std::uint64_t edits_ = 0;       // of the tree: mark_read, unedited
+    std::uint64_t read_at_ = ~0ull; // edits_ when mark_read() was called, else never reached
     std::string arena_;
     std::vector<std::string> tags_;
 };
@@ -225,10 +252,25 @@ class TreeBuilder {
     explicit TreeBuilder(Document& doc);
     // Adds a leaf (or an empty container) to the open container.
     NodeId add(NodeKind kind, Str name, Str value = {}, Span span = {},
-               ValueType type = ValueType::none);
+               ValueType type = ValueType::none) {
+        const NodeId id = doc_.create(kind, name, value, span, type);
+        Open& top = stack_.back();
+        if (top.last == k_no_node)
+            doc_.nodes_[top.id].first_child = id;
+        else
+            doc_.nodes_[top.last].next_sibling = id;
+        top.last = id;
+        return id;
+    }
     // Adds a container and makes it the open one.
-    NodeId open(NodeKind kind, Str name, Span span = {}, Str value = {});
-    void close();
+    NodeId open(NodeKind kind, Str name, Span span = {}, Str value = {}) {
+        const NodeId id = add(kind, name, value, span);
+        stack_.push_back({id, k_no_node});
+        return id;
+    }
+    void close() {
+        if (stack_.size() > 1) stack_.pop_back();
+    }
     // Closes containers until `id` is the open one again.
     void close_to(NodeId id);
     NodeId current() const noexcept { return stack_.back().id; }

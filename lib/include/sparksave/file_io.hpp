@@ -148,7 +148,12 @@ struct AtomicWriteOptions {
     std::filesystem::path metadata_from;
     // Also give it the access and modification times of `metadata_from` (a backup).
     bool keep_times = false;
-    // Called with the bytes read back from the temporary file after it was flushed, before the
+    // Called with the bytes read back from the temporary file after it was flushed, while they
+    // are compared with the bytes written (on a second thread for a large file, so it must
+    // change nothing: a check of the result). An error stops the write, reported after a failed
+    // comparison, which comes first.
+    std::function<Result<void>(std::string_view written)> check;
+    // Called with the bytes read back once they compared equal and passed `check`, before the
     // rename: an error stops the write; false leaves the destination as it is (the write is
     // dropped and commit() reports "not written").
     std::function<Result<bool>(std::string_view written)> before_rename;
@@ -171,9 +176,11 @@ struct AtomicWriteOptions {
     std::filesystem::path temporary;
 };
 
-// A file being written atomically: write() appends (buffered, with a running CRC-32), commit()
-// flushes, fsyncs, reads the file back (mapped, no copy) and checks it against what was
-// written, calls options.before_rename, then renames it into place. Destroyed without a successful
+// A file being written atomically: write() appends (buffered, with a running CRC-32; on Linux
+// the kernel is asked to start writing each 8 MiB to the disk as it is written, so the fsync
+// at the end waits for the last part only), commit() flushes, fsyncs, reads the file back
+// (mapped, no copy) and checks it against what was written (options.check beside), calls
+// options.before_rename, then renames it into place. Destroyed without a successful
 // commit(), it removes its temporary file (and its companion): the destination is never
 // touched. An existing destination that is not a regular file (a FIFO, a device) is refused.
 class AtomicFile {
@@ -195,6 +202,7 @@ class AtomicFile {
   private:
     explicit AtomicFile(std::unique_ptr<State> state);
     Result<void> flush();
+    Result<void> put(std::string_view bytes); // to the file, unbuffered
     std::unique_ptr<State> s_;
 };
 
