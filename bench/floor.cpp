@@ -4,6 +4,12 @@
 // bench/run.py reports each workload as a ratio to this in the same run.
 //
 //     floor FILE      prints "strings N bytes M" (exit 0), or where the walk stopped (exit 1)
+//
+// and the floor of every workload that writes a file durably (migrate, salvage): FILE's bytes
+// written to a new OUT in 1 MiB blocks, then fsync (what any durable write of as many bytes
+// costs on this disk, nothing else):
+//
+//     floor --write FILE OUT    prints "wrote N" (exit 0); OUT must not exist
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -67,13 +73,39 @@ struct Walk {
     }
 };
 
+// floor --write: FILE's mapped bytes to OUT, then fsync.
+int write_floor(const unsigned char* p, std::size_t size, const char* out) {
+    const int fd = open(out, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) {
+        std::perror(out);
+        return 2;
+    }
+    constexpr std::size_t k_block = 1 << 20;
+    for (std::size_t at = 0; at < size;) {
+        const ssize_t n = write(fd, p + at, size - at < k_block ? size - at : k_block);
+        if (n <= 0) {
+            std::perror(out);
+            return 2;
+        }
+        at += static_cast<std::size_t>(n);
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        std::perror(out);
+        return 2;
+    }
+    std::printf("wrote %zu\n", size);
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: floor FILE\n");
+    const bool writing = argc == 4 && std::strcmp(argv[1], "--write") == 0;
+    if (argc != 2 && !writing) {
+        std::fprintf(stderr, "usage: floor FILE | floor --write FILE OUT\n");
         return 2;
     }
+    if (writing) ++argv;
     const int fd = open(argv[1], O_RDONLY);
     struct stat st {};
     if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) {
@@ -86,6 +118,7 @@ int main(int argc, char** argv) {
         std::perror("mmap");
         return 2;
     }
+    if (writing) return write_floor(static_cast<const unsigned char*>(map), size, argv[2]);
     Walk w{static_cast<const unsigned char*>(map), size};
     const bool ok = w.run();
     std::printf("strings %llu bytes %llu\n", static_cast<unsigned long long>(w.strings),

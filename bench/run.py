@@ -9,6 +9,7 @@ bench/out/full/results.md, or bench/out/quick/ with --quick).
     python3 bench/run.py --only dump-hex   # one row alone (on the big save)
     python3 bench/run.py --only dump       # the floor and the dump rows (big save, textconv file)
     python3 bench/run.py --only salvage    # salvage of the big save cut short, alone
+    python3 bench/run.py --only migrate    # migrate and the content rules, beside the write floor
 
 Needs an optimised build with the benchmark programs (made with `cmake --preset bench` unless
 --build-dir is given), gcc
@@ -17,6 +18,8 @@ valgrind for instruction counts. Timings are wall-clock, best of --repeat runs, 
 peak memory is the child's max RSS. Every row measured in bytes is also given as a multiple of
 the floor (bench/floor.cpp: map the big v4 save and walk its length prefixes with bounds checks,
 nothing else), timed in the same run: the floor's MB/s over the row's MB/s of its own input.
+The rows that write a file durably (migrate, salvage) are also given as a multiple of the write
+floor (`floor --write`: the same number of bytes written to a new file and fsync'd).
 """
 import argparse
 import os
@@ -80,10 +83,11 @@ def main():
     ap.add_argument("--build-dir", help="an existing release build directory")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true", help="skip the Kaitai and Python peers")
-    ap.add_argument("--only", choices=["dump-hex", "dump", "salvage"],
+    ap.add_argument("--only", choices=["dump-hex", "dump", "salvage", "migrate"],
                     help="run only these rows (dump: the floor, dump --json, dump, the textconv "
-                         "dump of a 10 MB save, dump --hex; salvage: the big save cut at 60 %%), on "
-                         "the big v4 save (generated alone when missing); prints them, leaves "
+                         "dump of a 10 MB save, dump --hex; salvage: the big save cut at 60 %%; "
+                         "migrate: v1 -> v4 and the content rules, beside the write floor), on "
+                         "the big saves (generated alone when missing); prints them, leaves "
                          "results.md as it was")
     args = ap.parse_args()
 
@@ -117,6 +121,61 @@ def main():
         floor_rate = mb(size) / t
         add("floor: map + bounds-checked length walk", f"big v4 ({mb(size):.0f} MB)", t, rss, size=size,
             note=f"bench/floor.cpp; {cpu_note(size, cpu)}")
+
+    write_floor_rate = None  # MB/s of the durable-write floor, this run
+
+    def write_floor_row(add):
+        """The floor of a durable write: the big v1 save's bytes to a new file, then fsync."""
+        nonlocal write_floor_rate
+        size = os.path.getsize(big1)
+        out = os.path.join(OUT, "floor-written.spark_save")
+
+        def once():
+            if os.path.exists(out):
+                os.remove(out)
+            return run([floor_bin, "--write", big1, out])
+
+        results = [once() for _ in range(repeat)]
+        t = min(r[0] for r in results)
+        write_floor_rate = mb(size) / t
+        os.remove(out)
+        add("floor: write the same bytes + fsync", f"big v1 ({mb(size):.0f} MB)", t,
+            max(r[1] for r in results), size=size,
+            note="bench/floor.cpp --write: the disk's share of every durable write")
+
+    def write_ratio(size, seconds):
+        return f"{write_floor_rate / (mb(size) / seconds):.1f}x the write floor" if write_floor_rate else ""
+
+    def migrate_rows(add):
+        """migrate v1 -> v4 of the big save (issue 26: >= 600 MB/s) and the content rules over
+        the big saves (issue 23: >= 500 MB/s with the format migration included)."""
+        size4, size1 = os.path.getsize(big4), os.path.getsize(big1)
+        migrated = os.path.join(OUT, "migrated.spark_save")
+
+        def migrate_once():
+            if os.path.exists(migrated):
+                os.remove(migrated)
+            return run([sparksave, "migrate", "-o", migrated, big1])
+
+        results = [migrate_once() for _ in range(repeat)]
+        t = min(r[0] for r in results)
+        add("sparksave migrate v1 -> v4 (-o)", f"big v1 ({mb(size1):.0f} MB)", t,
+            max(r[1] for r in results), size=size1, note=write_ratio(size1, t))
+        # Content rules (issue 23): bench/rules/big.toml over the big saves, with the format
+        # migration (v1) and without (v4). Target: >= 500 MB/s with the format migration included.
+        rules = os.path.join(HERE, "rules", "big.toml")
+        for src, label, size in ((big4, "big v4", size4), (big1, "big v1", size1)):
+            def rules_once():
+                if os.path.exists(migrated):
+                    os.remove(migrated)
+                return run([sparksave, "migrate", "--rules", rules, "-o", migrated, src])
+
+            results = [rules_once() for _ in range(repeat)]
+            t = min(r[0] for r in results)
+            add(f"sparksave migrate --rules (-o), {label[4:]} input", f"{label} ({mb(size):.0f} MB)",
+                t, max(r[1] for r in results), size=size,
+                note="6 steps (bench/rules/big.toml)" + (", v1 -> v4 first" if src == big1 else "") +
+                     "; " + write_ratio(size, t))
 
     def cpu_note(size, cpu):
         return f"CPU {cpu:.3f} s: {mb(size) / cpu:,.0f} MB/s" if cpu > 0 else "CPU time not measured"
@@ -175,14 +234,18 @@ def main():
             return run([sparksave, "salvage", cut, "-o", out])
 
         results = [once() for _ in range(repeat)]
+        t = min(r[0] for r in results)
         add("sparksave salvage -o OUT (one truncation)", f"big v4 cut at 60 % ({mb(size):.0f} MB)",
-            min(r[0] for r in results), max(r[1] for r in results), size=size,
-            note="target >= 300 MB/s")
+            t, max(r[1] for r in results), size=size,
+            note="target >= 300 MB/s; " + write_ratio(size, t))
 
     if args.only:
         if not os.path.exists(big4):
             print("generating the big v4 save ...", file=sys.stderr)
             subprocess.run([gen, "big", big4, "4", str(entities)], check=True, stdout=subprocess.DEVNULL)
+        if args.only in ("salvage", "migrate") and not os.path.exists(big1):
+            print("generating the big v1 save ...", file=sys.stderr)
+            subprocess.run([gen, "big", big1, "1", str(entities)], check=True, stdout=subprocess.DEVNULL)
         only = []
 
         def add_only(name, what, seconds, rss, size, note=""):
@@ -191,6 +254,10 @@ def main():
                         f"{rss / 2**20:,.0f} MiB | {note} |")
 
         floor_row(add_only)
+        if args.only in ("salvage", "migrate"):
+            write_floor_row(add_only)
+        if args.only == "migrate":
+            migrate_rows(add_only)
         if args.only == "dump":
             dump_rows(add_only)
         if args.only in ("dump", "dump-hex"):
@@ -233,6 +300,7 @@ def main():
         rows.append((name, what, seconds, rate, mb(size) / seconds if size else None, rss, note))
 
     floor_row(add)
+    write_floor_row(add)
 
     # The limit peer: read + zlib CRC-32.
     limit = None
@@ -256,29 +324,7 @@ def main():
     dump_rows(add)
     hex_row(add)
     salvage_row(add)
-    migrated = os.path.join(OUT, "migrated.spark_save")
-
-    def migrate_once():
-        if os.path.exists(migrated):
-            os.remove(migrated)
-        return run([sparksave, "migrate", "-o", migrated, big1])
-
-    results = [migrate_once() for _ in range(repeat)]
-    add("sparksave migrate v1 -> v4 (-o)", f"big v1 ({mb(size1):.0f} MB)", min(r[0] for r in results),
-        max(r[1] for r in results), size=size1)
-    # Content rules (issue 23): bench/rules/big.toml over the big saves, with the format
-    # migration (v1) and without (v4). Target: >= 500 MB/s with the format migration included.
-    rules = os.path.join(HERE, "rules", "big.toml")
-    for src, label, size in ((big4, "big v4", size4), (big1, "big v1", size1)):
-        def rules_once():
-            if os.path.exists(migrated):
-                os.remove(migrated)
-            return run([sparksave, "migrate", "--rules", rules, "-o", migrated, src])
-
-        results = [rules_once() for _ in range(repeat)]
-        add(f"sparksave migrate --rules (-o), {label[4:]} input", f"{label} ({mb(size):.0f} MB)",
-            min(r[0] for r in results), max(r[1] for r in results), size=size,
-            note="6 steps (bench/rules/big.toml)" + (", v1 -> v4 first" if src == big1 else ""))
+    migrate_rows(add)
     t, rss = best([sparksave, "diff", big4, big4b], repeat)
     add("sparksave diff (~100 differences)", "two big v4", t, rss, size=size4 + os.path.getsize(big4b))
     packed = os.path.join(OUT, "packed.spark_save")

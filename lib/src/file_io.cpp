@@ -402,11 +402,18 @@ const fs::path& AtomicFile::target() const noexcept {
 Result<void> AtomicFile::put(std::string_view bytes) {
     State& s = *s_;
     s.crc = crc32_update(s.crc, bytes);
-    if (auto r = os::write_all(s.fd.get(), bytes); !r) return r;
-    s.put += bytes.size();
-    if (s.put - s.writeback >= k_writeback_block) {
-        os::start_writeback(s.fd.get(), s.writeback, s.put - s.writeback);
-        s.writeback = s.put;
+    // In blocks, each handed to the disk as it is written: one write() of a whole large result
+    // left all of it dirty in the page cache at once (a third of a salvage's time went to
+    // that copy), and the fsync then had all of it to write.
+    while (!bytes.empty()) {
+        const std::size_t n = std::min<std::size_t>(bytes.size(), k_writeback_block);
+        if (auto r = os::write_all(s.fd.get(), bytes.substr(0, n)); !r) return r;
+        bytes.remove_prefix(n);
+        s.put += n;
+        if (s.put - s.writeback >= k_writeback_block) {
+            os::start_writeback(s.fd.get(), s.writeback, s.put - s.writeback);
+            s.writeback = s.put;
+        }
     }
     return {};
 }
