@@ -343,6 +343,7 @@ class Salvager {
     bool custom_rebuilt_ = false; // the count written is not the input's
     std::size_t custom_at_ = 0;   // the count
     std::uint32_t custom_declared_ = 0;
+    std::uint32_t pairs_cut_off_ = 0; // declared by the count, after the end of the file
     std::vector<Pair> pairs_;
     std::vector<bool> pair_dropped_;
     std::vector<std::string> pair_reason_;
@@ -679,6 +680,10 @@ void Salvager::tally() {
         }
     } else if (!gaps_.empty()) {
         entities_lost_in_gaps_ = static_cast<std::uint32_t>(gaps_.size());
+    } else if (count_readable_ && entities_end_ == d_.size() && declared_ > entities_.size()) {
+        // Cut at an entity's end: no byte is lost, but the entities the count declared after it
+        // are.
+        entities_lost_in_gaps_ = static_cast<std::uint32_t>(declared_ - entities_.size());
     }
 }
 
@@ -712,6 +717,10 @@ void Salvager::lenient_tail(std::size_t pos) {
             p = q;
         }
         if (pairs_.size() != custom_declared_) custom_rebuilt_ = true;
+        // The file ends before the pairs its count declared (a count within the engine's limit):
+        // those are lost, whether or not a byte of them is in the file.
+        if (p == size && custom_declared_ <= k_max_custom_state)
+            pairs_cut_off_ = custom_declared_ - static_cast<std::uint32_t>(pairs_.size());
         tail_end_ = p;
     } else {
         custom_present_ = false;
@@ -1027,6 +1036,7 @@ void Salvager::regions(Salvaged& s, const Candidate& c) {
             s.totals.properties.kept += 1;
         }
     }
+    s.totals.properties.lost += pairs_cut_off_;
     // After the custom state.
     if (custom_present_ && tail_end_ < size) {
         if (trailing_kept_end_ > tail_end_) {

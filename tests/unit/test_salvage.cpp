@@ -797,6 +797,55 @@ Generated generate_gmsv(std::mt19937& rng, std::size_t n) {
     return g;
 }
 
+TEST_CASE("salvage: a file cut at a record's end loses what its counts declared after it") {
+    std::mt19937 rng(29);
+    // .spark_save, cut right after entity 5 of 10: every byte read is kept, yet 4 entities the
+    // count declared are gone.
+    const Generated g = generate(rng, 4, 10);
+    const std::string cut = g.bytes.substr(0, g.entities[6].first);
+    auto s = salvage(spark(), cut);
+    REQUIRE(s.has_value());
+    check_salvaged(cut, *s);
+    check_idempotent(*s);
+    CHECK(s->totals.bytes.lost == 0);
+    CHECK(s->totals.entities.kept == 6);
+    CHECK(s->totals.entities.lost == 4);
+    CHECK(s->lost_anything());
+    CHECK(s->exit_status() == 1);
+    CHECK(salvage_report_text(*s, "cut").find("result   something was lost") != std::string::npos);
+    // Its custom state cut after the first of three pairs: two pairs lost.
+    const Generated v3 = generate(rng, 3, 4);
+    std::string pairs = v3.bytes.substr(0, v3.entities_end);
+    u32(pairs, 3);
+    str(pairs, "checkpoint");
+    str(pairs, "7");
+    auto p = salvage(spark(), pairs);
+    REQUIRE(p.has_value());
+    check_salvaged(pairs, *p);
+    check_idempotent(*p);
+    CHECK(p->totals.bytes.lost == 0);
+    CHECK(p->totals.entities.lost == 0);
+    CHECK(p->totals.properties.lost == 2);
+    CHECK(p->exit_status() == 1);
+    // GMSV, cut after entity 1 of 5, the CRC-32 gone with the rest: 3 entities lost.
+    const FormatInfo& gmsv = format_info(FormatId::gmsv);
+    const Generated m = generate_gmsv(rng, 5);
+    const std::string gm = m.bytes.substr(0, m.entities[2].first);
+    auto t = salvage(gmsv, gm);
+    REQUIRE(t.has_value());
+    CHECK(t->totals.entities.kept == 2);
+    CHECK(t->totals.entities.lost == 3);
+    CHECK(t->exit_status() == 1);
+    auto again = salvage(gmsv, t->bytes);
+    REQUIRE(again.has_value());
+    CHECK(again->exit_status() == 0);
+    CHECK(again->bytes == t->bytes);
+    // A whole file is not cut: nothing lost.
+    auto whole = salvage(gmsv, m.bytes);
+    REQUIRE(whole.has_value());
+    CHECK(whole->exit_status() == 0);
+}
+
 TEST_CASE("salvage property, gmsv: every truncation point and random byte flips") {
     std::mt19937 rng(31);
     const FormatInfo& gm = format_info(FormatId::gmsv);

@@ -89,7 +89,12 @@ struct Salvaged {
     // What the migration to SalvageOptions::to did (migrate.hpp MigrationNote::describe()).
     std::vector<std::string> notes;
 
-    bool lost_anything() const noexcept { return totals.bytes.lost != 0; }
+    // Input bytes were lost, or records the file declared that are not in it any more (a file
+    // cut at a record's end: its count said more).
+    bool lost_anything() const noexcept {
+        return totals.bytes.lost != 0 || totals.entities.lost != 0 || totals.components.lost != 0 ||
+               totals.properties.lost != 0;
+    }
     bool changed_anything() const noexcept;
     // sparksave-salvage(1) EXIT STATUS: 0 nothing lost (the output holds everything), 1 something
     // was lost or the output was withheld.
