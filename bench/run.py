@@ -123,6 +123,7 @@ def main():
             note=f"bench/floor.cpp; {cpu_note(size, cpu)}")
 
     write_floor_rate = None  # MB/s of the durable-write floor, this run
+    rules = os.path.join(HERE, "rules", "big.toml")  # the content rule of the rules rows
 
     def write_floor_row(add):
         """The floor of a durable write: the big v1 save's bytes to a new file, then fsync."""
@@ -163,7 +164,6 @@ def main():
             max(r[1] for r in results), size=size1, note=write_ratio(size1, t))
         # Content rules (issue 23): bench/rules/big.toml over the big saves, with the format
         # migration (v1) and without (v4). Target: >= 500 MB/s with the format migration included.
-        rules = os.path.join(HERE, "rules", "big.toml")
         for src, label, size in ((big4, "big v4", size4), (big1, "big v1", size1)):
             def rules_once():
                 if os.path.exists(migrated):
