@@ -298,7 +298,8 @@ Result<Salvaged> run(std::string_view d, const SalvageOptions& options) {
     if (gaps.size() == 1 && gaps[0].end == size && declared && *declared > kept.size())
         s.totals.entities.lost += *declared - kept.size() - 1;
     // Cut at an entity's end: no byte is lost, but the entities the count declared after it are
-    // (unless the stored CRC-32 vouches for the file as it is: then the count was what broke).
+    // (unless the stored CRC-32 vouches for the file as it is: then the count was what broke;
+    // the entity count and the trailing CRC-32: formats/README.md §5).
     if (gaps.empty() && declared && *declared > kept.size() && !stored_matches)
         s.totals.entities.lost += *declared - kept.size();
     const std::string crc_text = fmt::format("{:#010x}", crc);

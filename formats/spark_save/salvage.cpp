@@ -682,7 +682,7 @@ void Salvager::tally() {
         entities_lost_in_gaps_ = static_cast<std::uint32_t>(gaps_.size());
     } else if (count_readable_ && entities_end_ == d_.size() && declared_ > entities_.size()) {
         // Cut at an entity's end: no byte is lost, but the entities the count declared after it
-        // are.
+        // are (the entityCount of formats/README.md §1.1).
         entities_lost_in_gaps_ = static_cast<std::uint32_t>(declared_ - entities_.size());
     }
 }
@@ -717,8 +717,9 @@ void Salvager::lenient_tail(std::size_t pos) {
             p = q;
         }
         if (pairs_.size() != custom_declared_) custom_rebuilt_ = true;
-        // The file ends before the pairs its count declared (a count within the engine's limit):
-        // those are lost, whether or not a byte of them is in the file.
+        // The file ends before the pairs its count declared (customStateCount, §1.1; a count
+        // within the engine's limit, §1.4): those are lost, whether or not a byte of them is in
+        // the file.
         if (p == size && custom_declared_ <= k_max_custom_state)
             pairs_cut_off_ = custom_declared_ - static_cast<std::uint32_t>(pairs_.size());
         tail_end_ = p;
