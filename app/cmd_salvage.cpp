@@ -71,7 +71,10 @@ int run_salvage(const SalvageCommand& o) {
     }
     if (!made) {
         message(show_path(o.input), made.error().describe());
-        return k_exit_trouble;
+        // Nothing recovered: no output, but the report all the same (the whole input lost).
+        auto none = nothing_recovered(input.format->id, bytes, made.error());
+        if (!none) return k_exit_trouble;
+        made = std::move(*none);
     }
     const Salvaged& s = *made;
     const Destination::Mode mode =
@@ -90,13 +93,13 @@ int run_salvage(const SalvageCommand& o) {
         if (!opened) return refused(opened.failure());
         report = std::move(*opened);
         const std::string json =
-            salvage_report_json(s, o.input, bytes, s.withheld ? std::string_view{} : o.output);
+            salvage_report_json(s, o.input, bytes, s.has_output() ? o.output : std::string_view{});
         if (auto w = report->write(json); !w) {
             message("cannot write " + show_path(o.report) + ": " + w.error().message);
             return k_exit_trouble;
         }
     }
-    if (!s.withheld) {
+    if (s.has_output()) {
         OutputOptions out_options;
         out_options.destination = {mode, path_from_utf8(o.output)};
         out_options.input = &input;

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -68,6 +69,22 @@ Result<Salvaged> salvage(const FormatInfo& format, std::string_view bytes,
     return s;
 }
 
+std::optional<Salvaged> nothing_recovered(FormatId format, std::string_view bytes,
+                                          const Error& why) {
+    if (why.code == ErrorCode::bad_usage || why.code == ErrorCode::internal) return std::nullopt;
+    Salvaged s;
+    s.format = format;
+    s.recovered = false;
+    s.input_size = bytes.size();
+    SalvageRegion all;
+    all.kind = SalvageRegion::Kind::lost;
+    all.length = bytes.size();
+    all.reason = why.describe();
+    s.regions.push_back(std::move(all));
+    s.totals.bytes.lost = bytes.size();
+    return s;
+}
+
 namespace {
 
 std::string salvage_count_text(std::string_view what, const SalvageCount& c) {
@@ -77,8 +94,11 @@ std::string salvage_count_text(std::string_view what, const SalvageCount& c) {
 } // namespace
 
 std::string salvage_report_text(const Salvaged& s, std::string_view name) {
-    std::string out = fmt::format("salvage {}: {} v{} -> v{}, {} bytes\n", display(name),
-                                  format_name(s.format), s.from, s.version, s.input_size);
+    std::string out = s.recovered
+                          ? fmt::format("salvage {}: {} v{} -> v{}, {} bytes\n", display(name),
+                                        format_name(s.format), s.from, s.version, s.input_size)
+                          : fmt::format("salvage {}: {}, {} bytes\n", display(name),
+                                        format_name(s.format), s.input_size);
     std::uint64_t kept_regions = 0;
     for (const SalvageRegion& r : s.regions) {
         if (r.kind == SalvageRegion::Kind::kept) {
@@ -103,7 +123,9 @@ std::string salvage_report_text(const Salvaged& s, std::string_view name) {
     if (s.unverified)
         out += "warning  no CRC-32 of the file vouches for what was kept (the stored one does not "
                "match it, or the file ends before it): the content is unverified\n";
-    if (s.withheld)
+    if (!s.recovered)
+        out += "result   nothing could be recovered: nothing written\n";
+    else if (s.withheld)
         out += "result   nothing written: the structure reads completely but the checksum "
                "fails; --accept-checksum writes it with a new checksum\n";
     else if (s.lost_anything())
@@ -125,19 +147,25 @@ std::string salvage_report_json(const Salvaged& s, std::string_view name, std::s
     w.key("schemaVersion").number(k_json_schema_version);
     w.key("input").bytes(name);
     w.key("format").string(format_name(s.format));
-    w.key("from").number(s.from);
-    w.key("to").number(s.version);
+    if (s.recovered) {
+        w.key("from").number(s.from);
+        w.key("to").number(s.version);
+    } else {
+        w.key("from").null();
+        w.key("to").null();
+    }
     w.key("inputSize").number(s.input_size);
-    if (s.withheld || output.empty())
+    if (!s.has_output() || output.empty())
         w.key("output").null();
     else
         w.key("output").bytes(output);
-    if (s.withheld)
+    if (!s.has_output())
         w.key("outputSize").null();
     else
         w.key("outputSize").number(static_cast<std::uint64_t>(s.bytes.size()));
     w.key("unverified").boolean(s.unverified);
     w.key("withheld").boolean(s.withheld);
+    w.key("recovered").boolean(s.recovered);
     w.key("lost").boolean(s.lost_anything());
     w.key("totals").begin_object();
     auto count = [&](std::string_view key, const SalvageCount& c) {

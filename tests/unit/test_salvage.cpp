@@ -446,13 +446,33 @@ TEST_CASE("salvage: what the engine would refuse is dropped or rebuilt") {
     }
 }
 
-TEST_CASE("salvage: nothing recoverable is an error") {
+TEST_CASE("salvage: nothing recoverable is an error, with a report") {
     for (std::string bytes :
          {std::string(), std::string("SPRK"), std::string("XXXX\3\0\0\0\0\0\0\0", 12),
           std::string("SPRK\3\0\0\0\1\0\0", 11)}) {
         CAPTURE(bytes.size());
-        CHECK_FALSE(salvage(spark(), bytes).has_value());
+        auto s = salvage(spark(), bytes);
+        REQUIRE_FALSE(s.has_value());
+        // Its report: the whole input one lost region, the error its reason, no output, exit 2.
+        auto none = nothing_recovered(FormatId::spark_save, bytes, s.error());
+        REQUIRE(none.has_value());
+        CHECK_FALSE(none->recovered);
+        CHECK_FALSE(none->has_output());
+        CHECK(none->exit_status() == 2);
+        REQUIRE(none->regions.size() == 1);
+        CHECK(none->regions[0].kind == SalvageRegion::Kind::lost);
+        CHECK(none->regions[0].length == bytes.size());
+        CHECK(none->regions[0].reason == s.error().describe());
+        CHECK(none->totals.bytes.lost == bytes.size());
+        const std::string json = salvage_report_json(*none, "x", bytes, "out");
+        CHECK(json.find("\"recovered\": false") != std::string::npos);
+        CHECK(json.find("\"output\": null") != std::string::npos);
+        CHECK(salvage_report_text(*none, "x").find("nothing could be recovered") !=
+              std::string::npos);
     }
+    // Failures that are not the input's have no such report.
+    CHECK_FALSE(nothing_recovered(FormatId::spark_save, "", make_error(ErrorCode::bad_usage, "u")));
+    CHECK_FALSE(nothing_recovered(FormatId::spark_save, "", make_error(ErrorCode::internal, "i")));
 }
 
 TEST_CASE("salvage: hostile data after the header is lost, and the rest still verifies") {

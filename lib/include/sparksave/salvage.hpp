@@ -86,6 +86,9 @@ struct Salvaged {
     // Nothing was damaged but the checksum, and SalvageOptions::accept_checksum was not given:
     // no output (bytes is empty).
     bool withheld = false;
+    // False in the report of a salvage that recovered nothing (nothing_recovered()): no output,
+    // the whole input one lost region, `from` and `version` 0 (unknown).
+    bool recovered = true;
     // What the migration to SalvageOptions::to did (migrate.hpp MigrationNote::describe()).
     std::vector<std::string> notes;
 
@@ -96,9 +99,14 @@ struct Salvaged {
                totals.properties.lost != 0;
     }
     bool changed_anything() const noexcept;
+    // There is an output to write (bytes): something was recovered and it is not withheld.
+    bool has_output() const noexcept { return recovered && !withheld; }
     // sparksave-salvage(1) EXIT STATUS: 0 nothing lost (the output holds everything), 1 something
-    // was lost or the output was withheld.
-    int exit_status() const noexcept { return lost_anything() || withheld ? 1 : 0; }
+    // was lost or the output was withheld, 2 nothing could be recovered.
+    int exit_status() const noexcept {
+        if (!recovered) return 2;
+        return lost_anything() || withheld ? 1 : 0;
+    }
 };
 
 // Salvages `bytes` as `format`. Errors: the format has no salvage (bad_usage), --to is not a
@@ -107,6 +115,13 @@ struct Salvaged {
 // candidate failed its read-back check).
 Result<Salvaged> salvage(const FormatInfo& format, std::string_view bytes,
                          const SalvageOptions& options = {});
+
+// The report of a salvage of `bytes` as `format` that recovered nothing, for the reports
+// (`--report` is written all the same): salvage() failed with `why`, the whole input is one lost
+// region with `why` as its reason. Nothing when `why` is not such a failure (bad_usage: the
+// options; internal: a bug), which has no report.
+std::optional<Salvaged> nothing_recovered(FormatId format, std::string_view bytes,
+                                          const Error& why);
 
 // The report for people (stdout of `sparksave salvage`): a header line, each rebuilt and lost
 // region (kept regions are summed up), the totals and the verdict. `name`: the input as shown.
