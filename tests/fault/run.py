@@ -1493,6 +1493,46 @@ def item24_salvage_disk_full():
 
 
 @case
+def item24_salvage_disk_full_every_format():
+    """The same for the other formats salvage reads (a tess world, a GMSV save, a spark-kv file,
+    a text archive, each cut short): with no room left on the tmpfs, `salvage` exits 2 naming
+    the file it could not write, and the tmpfs (DAMAGED on it, an older OUT) is as it was, no
+    temporary file behind. Each cut file salvages (exit 1) where there is room."""
+    s = Scratch("salvage-diskfull-formats")
+    try:
+        for name in ("tess-canonical-v1.tessw", "v1-binary.gmsv", "mmo-v2.kv", "every-type.sz"):
+            data = FIX.bytes(name)
+            damaged = data[:len(data) - 7]  # its last record cut
+            roomy = s.path("roomy", name)
+            write(roomy, damaged)
+            r = run(["salvage", roomy, "-o", roomy + ".out"])
+            expect_rc(r, 1, "salvage of %s cut short, with room" % name)
+            for old in (None, b"an older OUT, kept\n"):
+                for with_report in (False, True):
+                    with tmpfs(s, "mnt", "size=4m") as mnt:
+                        src = write(os.path.join(mnt, name), damaged)
+                        out = os.path.join(mnt, "out-" + name)
+                        report = os.path.join(mnt, "report.json")
+                        if old is not None:
+                            write(out, old)
+                        fill_to(mnt, 0)
+                        before = snapshot(mnt)
+                        args = ["salvage", src, "-o", out] + (["--force"] if old else [])
+                        if with_report:
+                            args += ["--report", report]
+                        r = run(args)
+                        what = "salvage of %s, no room%s%s" % (
+                            name, ", an older OUT" if old else "", ", --report" if with_report else "")
+                        expect_rc(r, 2, what)
+                        check("cannot write " + out in r.err or "cannot write " + report in r.err,
+                              "%s: the message names neither output: %s" % (what, r.describe()))
+                        check_no_temp(mnt, what)
+                        check(snapshot(mnt) == before, "%s: the tmpfs changed" % what)
+    finally:
+        s.close()
+
+
+@case
 def item03_file_changed_during_in_place():
     """Another process appends to or replaces (write + rename, as the engine saves) a ~20 MiB save
     while `migrate --in-place` works on it: the other writer's bytes are never lost; a detected
